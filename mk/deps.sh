@@ -1,0 +1,24 @@
+#!/bin/sh
+# Checks the Debian packages mxsim needs; installs the missing ones when run as
+# root, otherwise prints the exact command.  Called by `make deps`.
+set -e
+missing=""
+need() { # need PACKAGE FILE-THAT-PROVES-IT
+  [ -e "$2" ] || missing="$missing $1"
+}
+need g++               /usr/bin/g++
+need verilator         /usr/bin/verilator
+need libsystemc-dev    /usr/include/systemc.h
+need libyaml-cpp-dev   /usr/include/yaml-cpp/yaml.h
+need libgtest-dev      /usr/include/gtest/gtest.h
+need yosys             /usr/bin/yosys
+[ -z "$missing" ] && exit 0
+cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = 0 ]; then
+  echo "deps: installing$missing"
+  sh -c "$cmd"
+else
+  echo "deps: missing$missing; run as root:" >&2
+  echo "  $cmd" >&2
+  exit 1
+fi
