@@ -14,7 +14,8 @@ SAN     ?=
 OPT     ?= -O2
 WARN    := -Wall -Wextra -Werror
 INCS    := -Imodels -Isim
-SANFLAGS := $(if $(SAN),-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer,)
+SANOPTS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+SANFLAGS := $(if $(SAN),$(SANOPTS))
 CFLAGS  := -std=c11 $(OPT) -g $(WARN) $(INCS) -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANFLAGS) $(EXTRA_CFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) $(INCS) -MMD -MP $(SANFLAGS) $(EXTRA_CXXFLAGS)
 LDFLAGS := $(SANFLAGS)

@@ -1,0 +1,19 @@
+/*
+ * mxsim_cmd.h — entry points of the mxsim subcommands.  Each takes the
+ * arguments after the subcommand name (argv[0] is the subcommand) and returns
+ * the process exit status: 0 success, 1 a check failed (e.g. a co-simulation
+ * mismatch), 2 bad input or usage.
+ */
+#ifndef MXSIM_CMD_H
+#define MXSIM_CMD_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int mxsim_cmd_quant(int argc, char **argv);
+int mxsim_cmd_qsnr(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,39 @@
+/*
+ * mxsim_main.c — the mxsim command-line tool: dispatches to a subcommand.
+ */
+#include "mxsim_cmd.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} mxsim_command;
+
+static const mxsim_command commands[] = {
+    {"quant", mxsim_cmd_quant, "quantize/dequantize .npy tensors in any format"},
+    {"qsnr",  mxsim_cmd_qsnr,  "table of quantization error (QSNR) per format"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: mxsim COMMAND [options]   (mxsim COMMAND --help for details)\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-16s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) { usage(stderr); return 2; }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "mxsim: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
