@@ -1,0 +1,388 @@
+/*
+ * npy.c — .npy reader/writer (see npy.h for what is accepted and why).
+ *
+ * The header is a Python dict literal, e.g.
+ *   {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+ * parsed here by a small recursive-descent reader that accepts exactly the
+ * three keys numpy writes, each once, with either quote style and any
+ * whitespace, and rejects everything else.
+ */
+#include "npy.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* ---- header dict parser --------------------------------------------------- */
+
+typedef struct {
+    const char *p, *end;
+} cursor;
+
+static void skip_ws(cursor *c)
+{
+    while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r'))
+        c->p++;
+}
+
+static int accept_char(cursor *c, char ch)
+{
+    skip_ws(c);
+    if (c->p < c->end && *c->p == ch) { c->p++; return 1; }
+    return 0;
+}
+
+/* A quoted string without escapes, copied into out (truncation is an error). */
+static int parse_string(cursor *c, char *out, size_t outlen)
+{
+    skip_ws(c);
+    if (c->p >= c->end || (*c->p != '\'' && *c->p != '"')) return -1;
+    char q = *c->p++;
+    size_t n = 0;
+    while (c->p < c->end && *c->p != q) {
+        if (*c->p == '\\' || *c->p == '\n' || n + 1 >= outlen) return -1;
+        out[n++] = *c->p++;
+    }
+    if (c->p >= c->end) return -1;
+    c->p++;
+    out[n] = '\0';
+    return 0;
+}
+
+static int parse_word(cursor *c, const char *w)
+{
+    size_t n = strlen(w);
+    skip_ws(c);
+    if ((size_t)(c->end - c->p) < n || memcmp(c->p, w, n) != 0) return 0;
+    const char *after = c->p + n;
+    if (after < c->end && ((*after >= 'a' && *after <= 'z') || (*after >= 'A' && *after <= 'Z') ||
+                           (*after >= '0' && *after <= '9') || *after == '_'))
+        return 0;
+    c->p = after;
+    return 1;
+}
+
+/* shape tuple: "()", "(5,)", "(2, 3)", "(2, 3,)"; "(5)" is accepted too. */
+static int parse_shape(cursor *c, mx_shape *sh, const char *name, char *err, size_t errlen)
+{
+    sh->ndim = 0;
+    if (!accept_char(c, '('))
+        return fail(err, errlen, "%s: malformed .npy header: 'shape' is not a tuple", name);
+    if (accept_char(c, ')')) return 0;
+    for (;;) {
+        skip_ws(c);
+        if (c->p < c->end && *c->p == '-')
+            return fail(err, errlen, "%s: bad shape: negative dimension", name);
+        if (c->p >= c->end || *c->p < '0' || *c->p > '9')
+            return fail(err, errlen, "%s: bad shape: expected a non-negative integer", name);
+        uint64_t v = 0;
+        while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
+            if (v > (UINT64_MAX - 9) / 10)
+                return fail(err, errlen, "%s: bad shape: dimension too large", name);
+            v = v * 10 + (uint64_t)(*c->p++ - '0');
+        }
+        if (sh->ndim >= MX_MAX_DIMS)
+            return fail(err, errlen, "%s: bad shape: rank above %d is not supported", name,
+                        MX_MAX_DIMS);
+        if (v > (uint64_t)SIZE_MAX)
+            return fail(err, errlen, "%s: bad shape: dimension too large", name);
+        sh->dim[sh->ndim++] = (size_t)v;
+        if (accept_char(c, ')')) return 0;
+        if (!accept_char(c, ','))
+            return fail(err, errlen, "%s: bad shape: expected ',' or ')' in the shape tuple", name);
+        if (accept_char(c, ')')) return 0;
+    }
+}
+
+typedef struct {
+    int    itemsize;  /* 4 or 8 */
+    mx_shape shape;
+} npy_header;
+
+static int parse_header(const char *text, size_t len, const char *name, npy_header *h,
+                        char *err, size_t errlen)
+{
+    cursor c = {text, text + len};
+    int have_descr = 0, have_order = 0, have_shape = 0;
+    char key[32], val[64];
+
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)text[i] < 0x20 && text[i] != '\n' && text[i] != '\t' && text[i] != '\r')
+            return fail(err, errlen, "%s: malformed .npy header: control character", name);
+    if (!accept_char(&c, '{'))
+        return fail(err, errlen, "%s: malformed .npy header: expected a '{' dict", name);
+    while (!accept_char(&c, '}')) {
+        if (parse_string(&c, key, sizeof key) != 0)
+            return fail(err, errlen, "%s: malformed .npy header: expected a quoted key", name);
+        if (!accept_char(&c, ':'))
+            return fail(err, errlen, "%s: malformed .npy header: expected ':' after '%s'", name, key);
+        if (strcmp(key, "descr") == 0) {
+            if (have_descr++) return fail(err, errlen, "%s: malformed .npy header: duplicate key 'descr'", name);
+            if (parse_string(&c, val, sizeof val) != 0)
+                return fail(err, errlen, "%s: unsupported dtype: 'descr' is not a simple type string "
+                            "(need '<f4' or '<f8')", name);
+            if (strcmp(val, "<f4") == 0) h->itemsize = 4;
+            else if (strcmp(val, "<f8") == 0) h->itemsize = 8;
+            else if (val[0] == '>' && (strcmp(val + 1, "f4") == 0 || strcmp(val + 1, "f8") == 0))
+                return fail(err, errlen, "%s: unsupported dtype '%s': big-endian (need '<f4' or '<f8')", name, val);
+            else
+                return fail(err, errlen, "%s: unsupported dtype '%s' (need '<f4' or '<f8')", name, val);
+        } else if (strcmp(key, "fortran_order") == 0) {
+            if (have_order++) return fail(err, errlen, "%s: malformed .npy header: duplicate key 'fortran_order'", name);
+            if (parse_word(&c, "True"))
+                return fail(err, errlen, "%s: fortran_order True is not supported (C order only)", name);
+            if (!parse_word(&c, "False"))
+                return fail(err, errlen, "%s: malformed .npy header: 'fortran_order' is not True/False", name);
+        } else if (strcmp(key, "shape") == 0) {
+            if (have_shape++) return fail(err, errlen, "%s: malformed .npy header: duplicate key 'shape'", name);
+            if (parse_shape(&c, &h->shape, name, err, errlen) != 0) return -1;
+        } else {
+            return fail(err, errlen, "%s: malformed .npy header: unknown key '%s'", name, key);
+        }
+        if (accept_char(&c, '}')) break;
+        if (!accept_char(&c, ','))
+            return fail(err, errlen, "%s: malformed .npy header: expected ',' or '}' after '%s'", name, key);
+    }
+    skip_ws(&c);
+    if (c.p != c.end)
+        return fail(err, errlen, "%s: malformed .npy header: text after the dict", name);
+    if (!have_descr) return fail(err, errlen, "%s: malformed .npy header: missing key 'descr'", name);
+    if (!have_order) return fail(err, errlen, "%s: malformed .npy header: missing key 'fortran_order'", name);
+    if (!have_shape) return fail(err, errlen, "%s: malformed .npy header: missing key 'shape'", name);
+    return 0;
+}
+
+static uint32_t rd_le32(const unsigned char *b)
+{
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
+                  mx_shape *shape, float **data, char *err, size_t errlen)
+{
+    static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
+    *data = NULL;
+    if (len < 6 || memcmp(buf, magic, 6) != 0)
+        return fail(err, errlen, "%s: not an .npy file (bad magic)", name);
+    if (len < 10) return fail(err, errlen, "%s: truncated .npy header", name);
+    int major = buf[6], minor = buf[7];
+    if (!(major >= 1 && major <= 3 && minor == 0))
+        return fail(err, errlen, "%s: unsupported .npy version %d.%d (need 1.0, 2.0 or 3.0)", name,
+                    major, minor);
+    size_t hoff, hlen;
+    if (major == 1) {
+        hoff = 10;
+        hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
+    } else {
+        if (len < 12) return fail(err, errlen, "%s: truncated .npy header", name);
+        hoff = 12;
+        hlen = rd_le32(buf + 8);
+    }
+    if (hlen > len - hoff) return fail(err, errlen, "%s: truncated .npy header", name);
+
+    npy_header h;
+    memset(&h, 0, sizeof h);
+    if (parse_header((const char *)buf + hoff, hlen, name, &h, err, errlen) != 0) return -1;
+
+    size_t count = 1;
+    for (int i = 0; i < h.shape.ndim; i++) {
+        if (h.shape.dim[i] != 0 && count > SIZE_MAX / 8 / h.shape.dim[i])
+            return fail(err, errlen, "%s: bad shape: too many elements", name);
+        count *= h.shape.dim[i];
+    }
+    size_t need = count * (size_t)h.itemsize;
+    size_t have = len - hoff - hlen;
+    if (have < need)
+        return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %zu",
+                    name, need, have);
+    if (have > need)
+        return fail(err, errlen, "%s: %zu unexpected bytes after the data", name, have - need);
+
+    float *out = malloc((count ? count : 1) * sizeof *out);
+    if (!out) return fail(err, errlen, "%s: out of memory (%zu elements)", name, count);
+    const unsigned char *p = buf + hoff + hlen;
+    if (h.itemsize == 4) {
+        for (size_t i = 0; i < count; i++) {
+            uint32_t b = rd_le32(p + 4 * i);
+            memcpy(&out[i], &b, 4);
+        }
+    } else {
+        for (size_t i = 0; i < count; i++) {
+            uint64_t b = (uint64_t)rd_le32(p + 8 * i) | (uint64_t)rd_le32(p + 8 * i + 4) << 32;
+            double d;
+            memcpy(&d, &b, 8);
+            out[i] = (float)d;
+        }
+    }
+    *shape = h.shape;
+    *data = out;
+    return 0;
+}
+
+int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen)
+{
+    *data = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, len = 0;
+    unsigned char *buf = malloc(cap);
+    if (!buf) { fclose(f); return fail(err, errlen, "%s: out of memory", path); }
+    for (;;) {
+        if (len == cap) {
+            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!nb) { free(buf); fclose(f); return fail(err, errlen, "%s: out of memory", path); }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) break;
+    }
+    int read_error = ferror(f);
+    int saved = errno;
+    fclose(f);
+    if (read_error) {
+        free(buf);
+        return fail(err, errlen, "%s: read error: %s", path, strerror(saved));
+    }
+    int rc = npy_parse_f32(buf, len, path, shape, data, err, errlen);
+    free(buf);
+    return rc;
+}
+
+/* ---- writer ---------------------------------------------------------------- */
+
+static int write_all(int fd, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    while (n) {
+        ssize_t w = write(fd, b, n);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        b += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+static const char *dtype_descr(npy_dtype t, size_t *itemsize)
+{
+    switch (t) {
+    case NPY_F32: *itemsize = 4; return "<f4";
+    case NPY_U8:  *itemsize = 1; return "|u1";
+    case NPY_U16: *itemsize = 2; return "<u2";
+    case NPY_U32: *itemsize = 4; return "<u4";
+    }
+    *itemsize = 0;
+    return NULL;
+}
+
+static int write_body(int fd, npy_dtype dtype, const mx_shape *shape, const void *data)
+{
+    size_t item;
+    const char *descr = dtype_descr(dtype, &item);
+    char dict[64 + 24 * MX_MAX_DIMS];
+    size_t count = 1;
+    int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
+    for (int i = 0; i < shape->ndim; i++) {
+        n += snprintf(dict + n, sizeof dict - (size_t)n, "%zu,%s", shape->dim[i],
+                      i + 1 < shape->ndim ? " " : "");
+        count *= shape->dim[i];
+    }
+    /* numpy writes "(2, 3)" but "(5,)"; the trailing comma only matters for rank 1. */
+    if (shape->ndim > 1) n--;
+    n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
+
+    unsigned char head[12 + sizeof dict + 64];
+    size_t pre = 10;
+    size_t total = (pre + (size_t)n + 1 + 63) / 64 * 64; /* +1 for '\n' */
+    size_t hlen = total - pre;
+    memcpy(head, "\x93NUMPY\x01\x00", 8);
+    head[8] = (unsigned char)(hlen & 0xFF);
+    head[9] = (unsigned char)(hlen >> 8);
+    memcpy(head + pre, dict, (size_t)n);
+    memset(head + pre + n, ' ', hlen - (size_t)n - 1);
+    head[total - 1] = '\n';
+    if (write_all(fd, head, total) != 0) return -1;
+
+    unsigned char chunk[4096];
+    const unsigned char *src = data;
+    size_t per = sizeof chunk / item;
+    for (size_t i = 0; i < count; i += per) {
+        size_t m = count - i < per ? count - i : per;
+        for (size_t j = 0; j < m; j++) {
+            const unsigned char *s = src + (i + j) * item;
+            uint32_t v = 0;
+            if (item == 1) { chunk[j] = *s; continue; }
+            if (item == 2) { uint16_t u; memcpy(&u, s, 2); v = u; }
+            else memcpy(&v, s, 4);
+            for (size_t b = 0; b < item; b++) chunk[j * item + b] = (unsigned char)(v >> (8 * b));
+        }
+        if (write_all(fd, chunk, m * item) != 0) return -1;
+    }
+    return 0;
+}
+
+int npy_write_tmp(const char *path, npy_dtype dtype, const mx_shape *shape, const void *data,
+                  char *tmp, char *err, size_t errlen)
+{
+    size_t item;
+    if (!dtype_descr(dtype, &item)) return fail(err, errlen, "%s: internal error: bad dtype", path);
+    int fd = -1;
+    for (int attempt = 0; attempt < 1000 && fd < 0; attempt++) {
+        int n = snprintf(tmp, NPY_TMP_PATH_MAX, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
+        if (n < 0 || n >= NPY_TMP_PATH_MAX) return fail(err, errlen, "%s: path too long", path);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno != EEXIST)
+            return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
+    }
+    if (fd < 0) return fail(err, errlen, "%s: cannot create a temporary file", path);
+    int rc = write_body(fd, dtype, shape, data);
+    int saved = errno;
+    if (close(fd) != 0 && rc == 0) { rc = -1; saved = errno; }
+    if (rc != 0) {
+        unlink(tmp);
+        return fail(err, errlen, "%s: write error: %s", path, strerror(saved));
+    }
+    return 0;
+}
+
+int npy_commit(const char *tmp, const char *path, char *err, size_t errlen)
+{
+    if (rename(tmp, path) != 0) {
+        int saved = errno;
+        unlink(tmp);
+        return fail(err, errlen, "%s: cannot rename the temporary file into place: %s", path,
+                    strerror(saved));
+    }
+    return 0;
+}
+
+void npy_discard(const char *tmp)
+{
+    if (tmp && tmp[0]) unlink(tmp);
+}
+
+int npy_write(const char *path, npy_dtype dtype, const mx_shape *shape, const void *data,
+              char *err, size_t errlen)
+{
+    char tmp[NPY_TMP_PATH_MAX];
+    if (npy_write_tmp(path, dtype, shape, data, tmp, err, errlen) != 0) return -1;
+    return npy_commit(tmp, path, err, errlen);
+}

@@ -1,0 +1,63 @@
+/*
+ * npy.h — reading and writing NumPy .npy files (format versions 1.0, 2.0, 3.0).
+ *
+ * Read: dtype '<f4' or '<f8' (float64 is converted to float32 with
+ * round-to-nearest-even; magnitudes beyond FP32 become +-Inf), C order only,
+ * rank 0..MX_MAX_DIMS, any dimension may be 0.  Everything else is rejected
+ * with one error line "FILE: problem": missing/unreadable file, bad magic,
+ * unsupported version, unsupported dtype (incl. big-endian), fortran_order
+ * True, malformed header dict (unknown/missing/duplicate key, bad value),
+ * bad shape, truncated data, and bytes after the data (rejected rather than
+ * ignored: a mismatch between header and size means the file is not what it
+ * claims to be).
+ *
+ * Write: float32 ('<f4'), uint8 ('|u1'), uint16 ('<u2'), uint32 ('<u4'), as
+ * version 1.0 (the header of rank <= 8 always fits), padded to 64 bytes.
+ * Writes go to a temporary file in the destination's directory; the caller
+ * commits it with npy_commit() (rename) or drops it with npy_discard(), so a
+ * half-written output never appears under the destination name.
+ */
+#ifndef MXSIM_NPY_H
+#define MXSIM_NPY_H
+
+#include "formats/mx_block.h"
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { NPY_F32 = 0, NPY_U8, NPY_U16, NPY_U32 } npy_dtype;
+
+#define NPY_TMP_PATH_MAX 4096
+
+/* Parses an in-memory .npy image.  On success *data is a malloc'ed float array
+ * (at least one element allocated even when the shape has none) that the
+ * caller frees.  `name` is used in messages.  Returns 0, or -1 with err set. */
+int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
+                  mx_shape *shape, float **data, char *err, size_t errlen);
+
+/* Reads a .npy file (as npy_parse_f32). */
+int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen);
+
+/* Writes shape/data of the given dtype to a new temporary file next to `path`
+ * and stores its name in tmp (NPY_TMP_PATH_MAX bytes).  Returns 0, or -1 with
+ * err set (no temporary file is left behind then). */
+int npy_write_tmp(const char *path, npy_dtype dtype, const mx_shape *shape, const void *data,
+                  char *tmp, char *err, size_t errlen);
+
+/* Renames tmp onto path.  Returns 0, or -1 with err set (tmp is removed). */
+int npy_commit(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* Removes an uncommitted temporary file. */
+void npy_discard(const char *tmp);
+
+/* npy_write_tmp + npy_commit. */
+int npy_write(const char *path, npy_dtype dtype, const mx_shape *shape, const void *data,
+              char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
