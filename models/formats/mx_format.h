@@ -87,7 +87,7 @@ typedef struct mx_format {
 } mx_format;
 
 /* Looks a format up by name: a table entry ("fp8_e4m3", "mxsf", "int8", ...) or
- * any "eXmY" with 1+X+Y <= 16, X <= 8 (finite only, bias 2^(X-1)-1; e0mY is a
+ * any "eXmY" with 1+X+Y <= 16, X <= 7 (finite only, bias 2^(X-1)-1; e0mY is a
  * sign-magnitude fixed-point number m * 2^(1-Y)).  Returns 0 on success, -1 if
  * the name is unknown. */
 int mx_format_lookup(const char *name, mx_format *out);

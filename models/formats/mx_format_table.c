@@ -110,7 +110,8 @@ int mx_format_at(int i, mx_format *out)
     return 0;
 }
 
-/* Parses "eXmY" (lower case), 1+X+Y <= 16, X <= 8 so every value is an FP32. */
+/* Parses "eXmY" (lower case), 1+X+Y <= 16, X <= 7 so every value is a finite
+ * FP32 (an e8 format without Inf/NaN codes would reach 2^128). */
 static int parse_exmy(const char *s, int *x, int *y)
 {
     char *end;
@@ -119,7 +120,7 @@ static int parse_exmy(const char *s, int *x, int *y)
     if (*end != 'm' || !isdigit((unsigned char)end[1])) return -1;
     long my = strtol(end + 1, &end, 10);
     if (*end != '\0') return -1;
-    if (ex < 0 || ex > 8 || my < 0 || 1 + ex + my > 16 || 1 + ex + my < 2) return -1;
+    if (ex < 0 || ex > 7 || my < 0 || 1 + ex + my > 16 || 1 + ex + my < 2) return -1;
     *x = (int)ex;
     *y = (int)my;
     return 0;

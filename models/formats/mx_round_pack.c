@@ -150,7 +150,7 @@ static int mxsf_gap(const mx_format *f, uint64_t sig, int exp, const mx_encode_o
     }
     *inexact = 1;
     if (up) { *n = 32; *q = -5; }
-    else    { *n = 7;  *q = 2 - f->fp5_bias; }
+    else    { *n = 7;  *q = 5 - f->fp5_bias; }
     return 1;
 }
 

@@ -1,0 +1,266 @@
+/*
+ * mx_block.c — MX block quantization over N-D tensors (SPEC §2.1).
+ *
+ * Every block, 1-D or a 2-D tile, is walked as a small matrix view
+ * (rows x cols with a row stride and a column stride into the tensor), so one
+ * routine quantizes both shapes, tails and edge tiles included.
+ */
+#include "formats/mx_block.h"
+#include "formats/mx_policy.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int msb64(uint64_t x) { return 63 - __builtin_clzll(x); }
+
+int mx_block_format_lookup(const char *name, mx_format *elem)
+{
+    static const struct { const char *mx, *elem; } names[] = {
+        {"mxfp8_e4m3", "fp8_e4m3"}, {"mxfp8_e5m2", "fp8_e5m2"}, {"mxfp6_e3m2", "fp6_e3m2"},
+        {"mxfp6_e2m3", "fp6_e2m3"}, {"mxfp4", "fp4_e2m1"},      {"mxint8", "int8"},
+        {"mxfp8_e2m5", "fp8_e2m5"}, {"mxsf", "mxsf"},
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(name, names[i].mx) == 0) return mx_format_lookup(names[i].elem, elem);
+    return -1;
+}
+
+int mx_scale_rule_parse(const char *s, mx_scale_rule *out)
+{
+    static const char *names[] = {"floor", "ceil", "even", "rceil"};
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0) { *out = (mx_scale_rule)i; return 0; }
+    return -1;
+}
+
+size_t mx_shape_count(const mx_shape *sh)
+{
+    size_t n = 1;
+    for (int i = 0; i < sh->ndim; i++) n *= sh->dim[i];
+    return n;
+}
+
+/* FP32 bits -> magnitude sig * 2^exp (finite values only). */
+static inline void unpack_f32(float x, int *sign, uint64_t *sig, int *exp)
+{
+    uint32_t b;
+    memcpy(&b, &x, sizeof b);
+    int ef = (int)((b >> 23) & 0xFF);
+    *sign = (int)(b >> 31);
+    *sig = ef ? ((b & 0x7FFFFF) | 0x800000u) : (b & 0x7FFFFF);
+    *exp = ef ? ef - 150 : -149;
+}
+
+uint8_t mx_block_scale(const mx_block_spec *s, float amax)
+{
+    const mx_format *f = &s->elem;
+    int sign, exp, se;
+    uint64_t sig;
+    if (!(amax > 0)) return 0; /* all-zero block: the smallest scale */
+    unpack_f32(amax, &sign, &sig, &exp);
+    int top = msb64(sig);
+    int e = top + exp; /* floor(log2 amax), exact */
+    switch (s->scale_rule) {
+    case MX_SCALE_CEIL:
+        se = e + ((sig & (sig - 1)) != 0) - f->emax;
+        break;
+    case MX_SCALE_EVEN: {
+        /* round amax (RNE) to the element's precision in its top binade */
+        int p = msb64(f->max_sig); /* fraction bits below the leading one */
+        int drop = top - p;
+        int carry = 0;
+        if (drop > 0) {
+            uint64_t kept = sig >> drop, rest = sig & ((1ull << drop) - 1), half = 1ull << (drop - 1);
+            if (rest > half || (rest == half && (kept & 1))) kept++;
+            carry = kept >> (p + 1) != 0;
+        }
+        se = e + carry - f->emax;
+        break;
+    }
+    case MX_SCALE_RCEIL: {
+        int s0 = e - f->emax; /* amax <= max_normal * 2^s0 ? s0 : s0 + 1 */
+        se = (ldexp((double)sig, exp) <= ldexp((double)f->max_sig, f->max_exp + s0)) ? s0 : s0 + 1;
+        break;
+    }
+    case MX_SCALE_FLOOR:
+    default:
+        se = e - f->emax;
+        break;
+    }
+    if (se > 127) return 0xFF;
+    if (se < -127) se = -127;
+    return (uint8_t)(se + 127);
+}
+
+int mx_block_scale_shape(const mx_block_spec *s, const mx_shape *in, mx_shape *scales,
+                         char *err, size_t errlen)
+{
+    *scales = *in;
+    if (s->tile_rows > 0 || s->tile_cols > 0) {
+        if (s->tile_rows < 1 || s->tile_cols < 1) {
+            snprintf(err, errlen, "tile %dx%d: both sides must be at least 1", s->tile_rows, s->tile_cols);
+            return -1;
+        }
+        if (in->ndim < 2) {
+            snprintf(err, errlen, "tile %dx%d needs a tensor of rank >= 2 (rank is %d)",
+                     s->tile_rows, s->tile_cols, in->ndim);
+            return -1;
+        }
+        scales->dim[in->ndim - 2] = (in->dim[in->ndim - 2] + (size_t)s->tile_rows - 1) / (size_t)s->tile_rows;
+        scales->dim[in->ndim - 1] = (in->dim[in->ndim - 1] + (size_t)s->tile_cols - 1) / (size_t)s->tile_cols;
+        return 0;
+    }
+    if (s->block < 1) {
+        snprintf(err, errlen, "block size %d: must be at least 1", s->block);
+        return -1;
+    }
+    if (in->ndim < 1) {
+        snprintf(err, errlen, "a 0-d tensor has no axis for blocks");
+        return -1;
+    }
+    int a = s->axis < 0 ? s->axis + in->ndim : s->axis;
+    if (a < 0 || a >= in->ndim) {
+        snprintf(err, errlen, "axis %d out of range for a tensor of rank %d", s->axis, in->ndim);
+        return -1;
+    }
+    scales->dim[a] = (in->dim[a] + (size_t)s->block - 1) / (size_t)s->block;
+    return 0;
+}
+
+/* One block as a matrix view into the tensor. */
+typedef struct {
+    size_t base, rows, cols, row_stride, col_stride;
+} block_view;
+
+static uint32_t nan_element_code(const mx_format *f)
+{
+    mx_encode_opts o = {MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN, NULL};
+    return mx_encode(f, NAN, &o, NULL);
+}
+
+static uint8_t quantize_block(const mx_block_spec *s, const block_view *v, const float *x,
+                              uint16_t *codes, float *deq)
+{
+    float amax = 0;
+    int bad = 0;
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++) {
+            float a = fabsf(x[v->base + r * v->row_stride + c * v->col_stride]);
+            if (!isfinite(a)) bad = 1;
+            else if (a > amax) amax = a;
+        }
+    uint8_t scale = bad ? 0xFF : mx_block_scale(s, amax);
+    if (scale == 0xFF) {
+        uint16_t nc = (uint16_t)nan_element_code(&s->elem);
+        for (size_t r = 0; r < v->rows; r++)
+            for (size_t c = 0; c < v->cols; c++) {
+                size_t i = v->base + r * v->row_stride + c * v->col_stride;
+                if (codes) codes[i] = nc;
+                if (deq) deq[i] = NAN;
+            }
+        return scale;
+    }
+    int se = (int)scale - 127;
+    mx_encode_opts enc = s->enc;
+    enc.overflow = MX_OVERFLOW_SATURATE;
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++) {
+            size_t i = v->base + r * v->row_stride + c * v->col_stride;
+            int sign, exp;
+            uint64_t sig;
+            unpack_f32(x[i], &sign, &sig, &exp);
+            uint32_t code = mx_round_pack(&s->elem, sign, sig, exp - se, &enc, NULL);
+            if (codes) codes[i] = (uint16_t)code;
+            if (deq) deq[i] = (float)ldexp(mx_decode(&s->elem, code), se);
+        }
+    return scale;
+}
+
+/* Calls fn for every block of the tensor, in scale-tensor (C) order. */
+typedef void (*block_fn)(const block_view *v, size_t scale_index, void *ctx);
+
+static void for_each_block(const mx_block_spec *s, const mx_shape *sh, block_fn fn, void *ctx)
+{
+    block_view v;
+    size_t si = 0;
+    if (s->tile_rows > 0) {
+        size_t R = sh->dim[sh->ndim - 2], C = sh->dim[sh->ndim - 1], batch = 1;
+        for (int d = 0; d < sh->ndim - 2; d++) batch *= sh->dim[d];
+        for (size_t b = 0; b < batch; b++)
+            for (size_t r0 = 0; r0 < R; r0 += (size_t)s->tile_rows)
+                for (size_t c0 = 0; c0 < C; c0 += (size_t)s->tile_cols) {
+                    v.base = b * R * C + r0 * C + c0;
+                    v.rows = R - r0 < (size_t)s->tile_rows ? R - r0 : (size_t)s->tile_rows;
+                    v.cols = C - c0 < (size_t)s->tile_cols ? C - c0 : (size_t)s->tile_cols;
+                    v.row_stride = C;
+                    v.col_stride = 1;
+                    fn(&v, si++, ctx);
+                }
+        return;
+    }
+    int a = s->axis < 0 ? s->axis + sh->ndim : s->axis;
+    size_t outer = 1, inner = 1, len = sh->dim[a], k = (size_t)s->block;
+    for (int d = 0; d < a; d++) outer *= sh->dim[d];
+    for (int d = a + 1; d < sh->ndim; d++) inner *= sh->dim[d];
+    for (size_t o = 0; o < outer; o++)
+        for (size_t i0 = 0; i0 < len; i0 += k)
+            for (size_t j = 0; j < inner; j++) {
+                v.base = (o * len + i0) * inner + j;
+                v.rows = 1;
+                v.row_stride = 0;
+                v.cols = len - i0 < k ? len - i0 : k;
+                v.col_stride = inner;
+                fn(&v, si++, ctx);
+            }
+}
+
+typedef struct {
+    const mx_block_spec *s;
+    const float *x;
+    uint16_t *codes;
+    uint8_t *scales;
+    float *deq;
+} quant_ctx;
+
+static void quant_one(const block_view *v, size_t si, void *p)
+{
+    quant_ctx *q = p;
+    uint8_t sc = quantize_block(q->s, v, q->x, q->codes, q->deq);
+    if (q->scales) q->scales[si] = sc;
+}
+
+int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x,
+                      uint16_t *codes, uint8_t *scales, float *deq, char *err, size_t errlen)
+{
+    mx_shape ssh;
+    if (mx_block_scale_shape(s, sh, &ssh, err, errlen)) return -1;
+    quant_ctx q = {s, x, codes, scales, deq};
+    for_each_block(s, sh, quant_one, &q);
+    return 0;
+}
+
+typedef struct {
+    const mx_block_spec *s;
+    const uint16_t *codes;
+    const uint8_t *scales;
+    float *out;
+} dequant_ctx;
+
+static void dequant_one(const block_view *v, size_t si, void *p)
+{
+    dequant_ctx *q = p;
+    uint8_t sc = q->scales[si];
+    for (size_t r = 0; r < v->rows; r++)
+        for (size_t c = 0; c < v->cols; c++) {
+            size_t i = v->base + r * v->row_stride + c * v->col_stride;
+            q->out[i] = sc == 0xFF ? NAN : (float)ldexp(mx_decode(&q->s->elem, q->codes[i]), (int)sc - 127);
+        }
+}
+
+void mx_block_dequantize(const mx_block_spec *s, const mx_shape *sh, const uint16_t *codes,
+                         const uint8_t *scales, float *out)
+{
+    dequant_ctx q = {s, codes, scales, out};
+    for_each_block(s, sh, dequant_one, &q);
+}
