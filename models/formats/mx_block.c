@@ -172,7 +172,12 @@ static uint8_t quantize_block(const mx_block_spec *s, const block_view *v, const
             unpack_f32(x[i], &sign, &sig, &exp);
             uint32_t code = mx_round_pack(&s->elem, sign, sig, exp - se, &enc, NULL);
             if (codes) codes[i] = (uint16_t)code;
-            if (deq) deq[i] = (float)ldexp(mx_decode(&s->elem, code), se);
+            if (deq) {
+                /* a value that rounds to zero keeps its sign, also where the
+                 * format has no -0 code (MXINT8), as microxcaling's output does */
+                double v = ldexp(mx_decode(&s->elem, code), se);
+                deq[i] = (float)(v == 0 && sign ? -0.0 : v);
+            }
         }
     return scale;
 }

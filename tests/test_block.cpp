@@ -1,0 +1,280 @@
+// MX block quantization (SPEC §2.1): known answers from Microsoft's microxcaling
+// emulator, the spec's scale rules, and a slow per-block reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "ref_formats.h"
+
+extern "C" {
+#include "formats/mx_block.h"
+#include "formats/mx_rng.h"
+#include "npy.h"
+}
+
+namespace {
+
+mx_block_spec spec(const char *mx, int block = 32, mx_round r = MX_ROUND_EVEN)
+{
+    mx_block_spec s;
+    std::memset(&s, 0, sizeof s);
+    EXPECT_EQ(mx_block_format_lookup(mx, &s.elem), 0) << mx;
+    s.block = block;
+    s.axis = -1;
+    s.scale_rule = MX_SCALE_FLOOR;
+    s.enc.round = r;
+    s.enc.overflow = MX_OVERFLOW_SATURATE;
+    return s;
+}
+
+mx_shape shape(std::initializer_list<size_t> d)
+{
+    mx_shape s;
+    std::memset(&s, 0, sizeof s);
+    s.ndim = (int)d.size();
+    int i = 0;
+    for (size_t v : d) s.dim[i++] = v;
+    return s;
+}
+
+struct Quantized {
+    std::vector<uint16_t> codes;
+    std::vector<uint8_t> scales;
+    std::vector<float> deq;
+};
+
+Quantized quantize(const mx_block_spec &s, const mx_shape &sh, const std::vector<float> &x)
+{
+    mx_shape ssh;
+    char err[256];
+    EXPECT_EQ(mx_block_scale_shape(&s, &sh, &ssh, err, sizeof err), 0) << err;
+    Quantized q;
+    q.codes.resize(x.size());
+    q.scales.resize(mx_shape_count(&ssh));
+    q.deq.resize(x.size());
+    EXPECT_EQ(mx_block_quantize(&s, &sh, x.data(), q.codes.data(), q.scales.data(), q.deq.data(), err,
+                                sizeof err), 0) << err;
+    return q;
+}
+
+// Spec formula for the OCP scale: floor(log2 amax) - emax_elem, clamped.
+int ref_floor_scale(double amax, int emax)
+{
+    if (amax == 0) return 0;
+    int e;
+    std::frexp(amax, &e);  // amax = m * 2^e, m in [0.5, 1)
+    int se = (e - 1) - emax;
+    if (se > 127) return 0xFF;
+    return std::max(se, -127) + 127;
+}
+
+std::string golden(const std::string &f) { return std::string(MXSIM_SRC_DIR) + "/tests/golden/microxcaling/" + f; }
+
+}  // namespace
+
+// microxcaling's own FP8 E4M3 test: 400 in a block whose maximum is 485.
+TEST(Block, MicroxcalingE4m3KnownAnswer)
+{
+    std::vector<float> x(32, 1.0f);
+    x[0] = 485;
+    x[1] = 400;
+    x[2] = 475;
+    auto n = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_NEAREST), shape({32}), x);
+    auto e = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_EVEN), shape({32}), x);
+    EXPECT_EQ(n.scales[0], 127);  // floor(log2 485) = 8 = emax(E4M3)
+    EXPECT_EQ(n.deq[1], 416.0f);
+    EXPECT_EQ(e.deq[1], 384.0f);
+    EXPECT_EQ(n.deq[0], 448.0f);  // 485 = 15.2 * 32 -> 480 is beyond E4M3's max: saturates
+    EXPECT_EQ(n.deq[2], 448.0f);  // 475 = 14.84 * 32 -> 480 likewise
+}
+
+TEST(Block, MatchesMicroxcalingGoldenFiles)
+{
+    mx_shape sh;
+    float *in = nullptr;
+    char err[512];
+    ASSERT_EQ(npy_read_f32(golden("input.npy").c_str(), &sh, &in, err, sizeof err), 0) << err;
+    std::vector<float> x(in, in + mx_shape_count(&sh));
+    free(in);
+    const char *formats[] = {"mxfp8_e4m3", "mxfp8_e5m2", "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4", "mxint8"};
+    int files = 0;
+    for (const char *f : formats)
+        for (const char *r : {"nearest", "even"}) {
+            mx_shape gsh;
+            float *g = nullptr;
+            std::string path = golden(std::string(f) + "-" + r + ".npy");
+            ASSERT_EQ(npy_read_f32(path.c_str(), &gsh, &g, err, sizeof err), 0) << err;
+            mx_block_spec s = spec(f, 32, std::string(r) == "even" ? MX_ROUND_EVEN : MX_ROUND_NEAREST);
+            auto q = quantize(s, sh, x);
+            size_t mismatches = 0;
+            for (size_t i = 0; i < x.size(); i++) {
+                uint32_t a, b;
+                std::memcpy(&a, &q.deq[i], 4);
+                std::memcpy(&b, &g[i], 4);
+                bool same = a == b || (std::isnan(q.deq[i]) && std::isnan(g[i]));
+                if (!same && mismatches++ < 5)
+                    ADD_FAILURE() << path << " [" << i / 64 << "," << i % 64 << "] x=" << x[i] << " got "
+                                  << q.deq[i] << " want " << g[i];
+            }
+            EXPECT_EQ(mismatches, 0u) << path;
+            free(g);
+            files++;
+        }
+    EXPECT_EQ(files, 12);
+}
+
+TEST(Block, ScaleCodesAtTheEdges)
+{
+    // 0x00: all-zero block, and a block of tiny values clamped at -127
+    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), shape({32}), std::vector<float>(32, 0.0f)).scales[0], 0);
+    auto tiny = quantize(spec("mxfp8_e4m3"), shape({4}), {1e-40f, 0, 0, -1e-41f});
+    EXPECT_EQ(tiny.scales[0], 0);
+    EXPECT_EQ(tiny.deq[0], std::ldexp(1.0f, -127) * std::ldexp(1.0f, -9) * std::round(1e-40f / std::ldexp(1.0f, -136)));
+    // 0x7F: amax in [256, 512) for E4M3 (emax 8)
+    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), shape({2}), {300.0f, 1.0f}).scales[0], 0x7F);
+    // 0xFE: INT8 (emax 0) with amax in [2^127, 2^128)
+    auto big = quantize(spec("mxint8"), shape({2}), {std::ldexp(1.5f, 127), std::ldexp(1.0f, 126)});
+    EXPECT_EQ(big.scales[0], 0xFE);
+    EXPECT_EQ(big.deq[0], std::ldexp(1.5f, 127));
+    EXPECT_EQ(big.deq[1], std::ldexp(1.0f, 126));
+    // NaN scale: a NaN or an Inf anywhere in the block
+    for (float bad : {NAN, INFINITY, -INFINITY}) {
+        auto q = quantize(spec("mxfp8_e4m3", 4), shape({8}), {1, 2, bad, 4, 5, 6, 7, 8});
+        EXPECT_EQ(q.scales[0], 0xFF);
+        EXPECT_EQ(q.scales[1], 127 + 3 - 8);  // the next block is untouched: floor(log2 8) - 8
+        for (int i = 0; i < 4; i++) EXPECT_TRUE(std::isnan(q.deq[i]));
+        EXPECT_EQ(q.codes[0], 0x7F);  // E4M3 has a NaN code
+        EXPECT_EQ(q.deq[4], 5.0f);
+    }
+    // ceil rule overflowing the scale range gives NaN too
+    mx_block_spec c = spec("mxint8");
+    c.scale_rule = MX_SCALE_CEIL;
+    EXPECT_EQ(quantize(c, shape({1}), {std::ldexp(1.5f, 127)}).scales[0], 0xFF);
+}
+
+TEST(Block, OneHugeElementFlushesTheRest)
+{
+    std::vector<float> x(32, 1e-3f);
+    x[7] = 1e6f;
+    auto q = quantize(spec("mxfp8_e4m3"), shape({32}), x);
+    EXPECT_EQ(q.scales[0], ref_floor_scale(1e6, 8));
+    for (int i = 0; i < 32; i++) {
+        if (i != 7) {
+            EXPECT_EQ(q.deq[i], 0.0f) << i;
+        }
+    }
+    EXPECT_EQ(q.deq[7], 448.0f * 2048);  // scale 2^(19-8): 1e6 / 2^11 = 488.3 > 448 -> saturates
+}
+
+TEST(Block, ScaleRules)
+{
+    // amax = 6.5 with MXFP4 (E2M1, max 6, emax 2, 1 mantissa bit)
+    mx_block_spec s = spec("mxfp4");
+    auto scale = [&](mx_scale_rule r, float amax) { s.scale_rule = r; return (int)mx_block_scale(&s, amax) - 127; };
+    EXPECT_EQ(scale(MX_SCALE_FLOOR, 6.5f), 0);   // floor(log2 6.5) = 2, minus 2
+    EXPECT_EQ(scale(MX_SCALE_CEIL, 6.5f), 1);    // ceil(log2 6.5) = 3
+    EXPECT_EQ(scale(MX_SCALE_CEIL, 4.0f), 0);    // exact power of two
+    EXPECT_EQ(scale(MX_SCALE_EVEN, 6.5f), 0);    // 6.5 -> 6 (1.1b x 4): stays in binade 2
+    EXPECT_EQ(scale(MX_SCALE_EVEN, 7.0f), 1);    // 7 = 1.11b x 4, RNE to 1 bit -> 8: binade 3
+    EXPECT_EQ(scale(MX_SCALE_RCEIL, 6.0f), 0);   // 6/6 = 1 -> 2^0
+    EXPECT_EQ(scale(MX_SCALE_RCEIL, 6.5f), 1);   // 6.5/6 -> ceil(log2 1.08) = 1
+    EXPECT_EQ(scale(MX_SCALE_RCEIL, 3.0f), -1);  // 3/6 = 0.5 -> -1
+    EXPECT_EQ(scale(MX_SCALE_RCEIL, 3.1f), 0);
+}
+
+TEST(Block, TailsAndAxes)
+{
+    // 40 elements, block 32: a second block of 8 with its own scale
+    std::vector<float> x(40, 1.0f);
+    x[35] = 100.0f;
+    auto q = quantize(spec("mxfp8_e4m3"), shape({40}), x);
+    ASSERT_EQ(q.scales.size(), 2u);
+    EXPECT_EQ(q.scales[0], ref_floor_scale(1.0, 8));
+    EXPECT_EQ(q.scales[1], ref_floor_scale(100.0, 8));
+    // blocks along axis 0 of a 3x5 tensor equal blocks along the last axis of its transpose
+    uint64_t rng = 3;
+    std::vector<float> a(15), at(15);
+    for (auto &v : a) v = (float)(mx_rng_uniform(&rng) * 20 - 10);
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++) at[j * 3 + i] = a[i * 5 + j];
+    mx_block_spec s0 = spec("mxfp6_e2m3", 2);
+    s0.axis = 0;
+    auto q0 = quantize(s0, shape({3, 5}), a);
+    auto q1 = quantize(spec("mxfp6_e2m3", 2), shape({5, 3}), at);
+    ASSERT_EQ(q0.scales.size(), 10u);  // scale shape (2, 5)
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 5; j++) EXPECT_EQ(q0.deq[i * 5 + j], q1.deq[j * 3 + i]);
+    for (int b = 0; b < 2; b++)
+        for (int j = 0; j < 5; j++) EXPECT_EQ(q0.scales[b * 5 + j], q1.scales[j * 2 + b]);
+}
+
+TEST(Block, TilesAtTensorEdges)
+{
+    // 10x10 with 8x8 tiles: scales 2x2; tile (r,c) holds values of magnitude 10^(r*2+c)
+    std::vector<float> x(100);
+    for (int i = 0; i < 10; i++)
+        for (int j = 0; j < 10; j++) x[i * 10 + j] = std::pow(10.0f, (float)((i / 8) * 2 + (j / 8))) * (1 + (i + j) % 3);
+    mx_block_spec s = spec("mxsf");
+    s.tile_rows = s.tile_cols = 8;
+    auto q = quantize(s, shape({10, 10}), x);
+    ASSERT_EQ(q.scales.size(), 4u);
+    for (int t = 0; t < 4; t++) EXPECT_EQ(q.scales[t], ref_floor_scale(3 * std::pow(10.0, t), 2)) << t;
+    // batch dimension in front: each matrix gets its own tiles
+    std::vector<float> x2(x);
+    x2.insert(x2.end(), x.begin(), x.end());
+    for (size_t i = 100; i < 200; i++) x2[i] *= 1024;
+    auto q2 = quantize(s, shape({2, 10, 10}), x2);
+    ASSERT_EQ(q2.scales.size(), 8u);
+    for (int t = 0; t < 4; t++) EXPECT_EQ(q2.scales[4 + t], q.scales[t] + 10);
+    // impossible shapes
+    mx_shape out;
+    char err[256];
+    mx_shape one = shape({10});
+    EXPECT_EQ(mx_block_scale_shape(&s, &one, &out, err, sizeof err), -1);
+    EXPECT_NE(std::string(err).find("rank"), std::string::npos);
+    mx_block_spec b = spec("mxsf", 0);
+    EXPECT_EQ(mx_block_scale_shape(&b, &one, &out, err, sizeof err), -1);
+    b = spec("mxsf", 32);
+    b.axis = 1;
+    EXPECT_EQ(mx_block_scale_shape(&b, &one, &out, err, sizeof err), -1);
+}
+
+// Slow reference: per block, the spec's floor scale, then exhaustive nearest-value
+// search in the element format (tests/ref_formats.h), then the scale applied.
+TEST(Block, RandomTensorsMatchSlowReference)
+{
+    uint64_t rng = 2024;
+    for (const char *mx : {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4", "mxfp6_e3m2"}) {
+        mx_block_spec s = spec(mx, 16);
+        RefLayout L = ref_layout(s.elem.name);
+        auto vals = ref_positive_values(L);
+        for (mx_round r : {MX_ROUND_EVEN, MX_ROUND_NEAREST, MX_ROUND_FLOOR}) {
+            s.enc.round = r;
+            std::vector<float> x(16 * 40);
+            for (size_t i = 0; i < x.size(); i++) {
+                double mag = std::exp2(-12 + 14 * mx_rng_uniform(&rng) + 8 * (double)(i / 16 % 5));
+                x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
+            }
+            auto q = quantize(s, shape({x.size()}), x);
+            for (size_t b = 0; b < x.size() / 16; b++) {
+                double amax = 0;
+                for (int i = 0; i < 16; i++) amax = std::max(amax, (double)std::fabs(x[b * 16 + i]));
+                int sc = ref_floor_scale(amax, s.elem.emax);
+                ASSERT_EQ(q.scales[b], sc) << mx;
+                for (int i = 0; i < 16; i++) {
+                    double y = std::ldexp((double)std::fabs(x[b * 16 + i]), -(sc - 127));
+                    double v = y >= vals.back().v ? vals.back().v : vals[ref_round_index(vals, y, r)].v;
+                    double want = std::ldexp(v, sc - 127) * (x[b * 16 + i] < 0 ? -1 : 1);
+                    ASSERT_EQ((double)q.deq[b * 16 + i], want) << mx << " x=" << x[b * 16 + i] << " " << mx_round_name(r);
+                }
+            }
+            // dequantize(codes, scales) reproduces deq
+            std::vector<float> back(x.size());
+            mx_block_dequantize(&s, std::vector<mx_shape>{shape({x.size()})}.data(), q.codes.data(), q.scales.data(), back.data());
+            for (size_t i = 0; i < x.size(); i++) ASSERT_EQ(back[i], q.deq[i]);
+        }
+    }
+}
