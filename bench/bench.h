@@ -1,5 +1,5 @@
 /*
- * bench/bench.h — benchmark registration.  Each bench/*.c defines its
+ * bench/bench.h — benchmark registration.  Each bench file (bench_NAME.c) defines its
  * benchmarks with MX_BENCH(name) { ... } and prints its own figures.
  */
 #ifndef MX_BENCH_H
