@@ -139,29 +139,98 @@ static uint32_t nan_element_code(const mx_format *f)
     return mx_encode(f, NAN, &o, NULL);
 }
 
-static uint8_t quantize_block(const mx_block_spec *s, const block_view *v, const float *x,
-                              uint16_t *codes, float *deq)
+/* Largest magnitude of the block as FP32 bits; >= 0x7F800000 when the block
+ * holds a NaN or an Inf (their bit patterns sort above every finite value). */
+static uint32_t block_amax_bits(const block_view *v, const float *x)
 {
-    float amax = 0;
-    int bad = 0;
-    for (size_t r = 0; r < v->rows; r++)
+    uint32_t m = 0;
+    for (size_t r = 0; r < v->rows; r++) {
+        const float *row = x + v->base + r * v->row_stride;
         for (size_t c = 0; c < v->cols; c++) {
-            float a = fabsf(x[v->base + r * v->row_stride + c * v->col_stride]);
-            if (!isfinite(a)) bad = 1;
-            else if (a > amax) amax = a;
+            uint32_t b;
+            memcpy(&b, &row[c * v->col_stride], sizeof b);
+            b &= 0x7FFFFFFFu;
+            m = b > m ? b : m;
         }
-    uint8_t scale = bad ? 0xFF : mx_block_scale(s, amax);
+    }
+    return m;
+}
+
+/* Fast quantize-dequantize for round-to-nearest-even: y = |x| 2^-se is rounded
+ * to its quantum 2^q by the FPU itself, (y + 2^(q+23)) - 2^(q+23), with the
+ * constant looked up by y's exponent field; then clamped to max_normal.  Every
+ * step is exact but the one RNE addition, so the result equals the generic
+ * path (tests/test_block.cpp checks both on the same data). */
+typedef struct {
+    float magic[256];  /* 2^(q+23) per FP32 exponent field of y */
+    float max_normal;
+} rne_table;
+
+static int rne_fast_ok(const mx_block_spec *s)
+{
+    const mx_format *f = &s->elem;
+    return s->enc.round == MX_ROUND_EVEN && f->bits <= 16 &&
+           (f->kind == MX_KIND_FLOAT || f->kind == MX_KIND_INT ||
+            (f->kind == MX_KIND_MXSF && f->fp5_bias <= 8));
+}
+
+static void rne_table_init(const mx_format *f, rne_table *t)
+{
+    for (int ef = 0; ef < 256; ef++)
+        t->magic[ef] = ldexpf(1.0f, mx_quantum_exp(f, ef ? ef - 127 : -127) + 23);
+    t->max_normal = (float)f->max_normal;
+}
+
+static void rne_block(const rne_table *t, const block_view *v, const float *x, float *deq, int se)
+{
+    const float down = ldexpf(1.0f, -se), up = ldexpf(1.0f, se), maxv = t->max_normal;
+    for (size_t r = 0; r < v->rows; r++) {
+        const float *xr = x + v->base + r * v->row_stride;
+        float *dr = deq + v->base + r * v->row_stride;
+        for (size_t c = 0; c < v->cols; c++) {
+            float xi = xr[c * v->col_stride];
+            float y = fabsf(xi) * down;
+            uint32_t yb;
+            memcpy(&yb, &y, sizeof yb);
+            float m = t->magic[yb >> 23];
+            float q = (y + m) - m;
+            q = q < maxv ? q : maxv;
+            dr[c * v->col_stride] = copysignf(q, xi) * up;
+        }
+    }
+}
+
+typedef struct {
+    const mx_block_spec *s;
+    const float *x;
+    uint16_t *codes;
+    uint8_t *scales;
+    float *deq;
+    const rne_table *fast; /* non-NULL: deq only, by rne_block */
+} quant_ctx;
+
+static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
+{
+    const mx_block_spec *s = q->s;
+    uint32_t amax_bits = block_amax_bits(v, q->x);
+    float amax;
+    memcpy(&amax, &amax_bits, sizeof amax);
+    uint8_t scale = amax_bits >= 0x7F800000u ? 0xFF : mx_block_scale(s, amax);
     if (scale == 0xFF) {
         uint16_t nc = (uint16_t)nan_element_code(&s->elem);
         for (size_t r = 0; r < v->rows; r++)
             for (size_t c = 0; c < v->cols; c++) {
                 size_t i = v->base + r * v->row_stride + c * v->col_stride;
-                if (codes) codes[i] = nc;
-                if (deq) deq[i] = NAN;
+                if (q->codes) q->codes[i] = nc;
+                if (q->deq) q->deq[i] = NAN;
             }
         return scale;
     }
     int se = (int)scale - 127;
+    if (q->fast) {
+        rne_block(q->fast, v, q->x, q->deq, se);
+        return scale;
+    }
     mx_encode_opts enc = s->enc;
     enc.overflow = MX_OVERFLOW_SATURATE;
     for (size_t r = 0; r < v->rows; r++)
@@ -169,14 +238,14 @@ static uint8_t quantize_block(const mx_block_spec *s, const block_view *v, const
             size_t i = v->base + r * v->row_stride + c * v->col_stride;
             int sign, exp;
             uint64_t sig;
-            unpack_f32(x[i], &sign, &sig, &exp);
+            unpack_f32(q->x[i], &sign, &sig, &exp);
             uint32_t code = mx_round_pack(&s->elem, sign, sig, exp - se, &enc, NULL);
-            if (codes) codes[i] = (uint16_t)code;
-            if (deq) {
+            if (q->codes) q->codes[i] = (uint16_t)code;
+            if (q->deq) {
                 /* a value that rounds to zero keeps its sign, also where the
                  * format has no -0 code (MXINT8), as microxcaling's output does */
-                double v = ldexp(mx_decode(&s->elem, code), se);
-                deq[i] = (float)(v == 0 && sign ? -0.0 : v);
+                double val = ldexp(mx_decode(&s->elem, code), se);
+                q->deq[i] = (float)(val == 0 && sign ? -0.0 : val);
             }
         }
     return scale;
@@ -220,18 +289,10 @@ static void for_each_block(const mx_block_spec *s, const mx_shape *sh, block_fn 
             }
 }
 
-typedef struct {
-    const mx_block_spec *s;
-    const float *x;
-    uint16_t *codes;
-    uint8_t *scales;
-    float *deq;
-} quant_ctx;
-
 static void quant_one(const block_view *v, size_t si, void *p)
 {
     quant_ctx *q = p;
-    uint8_t sc = quantize_block(q->s, v, q->x, q->codes, q->deq);
+    uint8_t sc = quantize_block(q, v);
     if (q->scales) q->scales[si] = sc;
 }
 
@@ -240,7 +301,12 @@ int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x
 {
     mx_shape ssh;
     if (mx_block_scale_shape(s, sh, &ssh, err, errlen)) return -1;
-    quant_ctx q = {s, x, codes, scales, deq};
+    rne_table fast;
+    quant_ctx q = {s, x, codes, scales, deq, NULL};
+    if (!codes && deq && rne_fast_ok(s)) {
+        rne_table_init(&s->elem, &fast);
+        q.fast = &fast;
+    }
     for_each_block(s, sh, quant_one, &q);
     return 0;
 }

@@ -118,6 +118,11 @@ uint32_t mx_encode(const mx_format *f, float x, const mx_encode_opts *o, unsigne
 uint32_t mx_round_pack(const mx_format *f, int sign, uint64_t sig, int exp,
                        const mx_encode_opts *o, unsigned *flags);
 
+/* Exponent q of the quantum 2^q (one unit in the last place) of the format's
+ * values in binade [2^e, 2^(e+1)).  Not meaningful for MXSF with fp5_bias > 8
+ * inside the gap below 1.0 (see mx_policy.h). */
+int mx_quantum_exp(const mx_format *f, int e);
+
 /* code -> exact value.  Every value of every format here is an FP32 value, so
  * both are exact; NaN codes give a quiet NaN, Inf codes give Inf. */
 double mx_decode(const mx_format *f, uint32_t code);

@@ -16,8 +16,7 @@
 
 static int msb64(uint64_t x) { return 63 - __builtin_clzll(x); }
 
-/* Exponent of the quantum in binade e. */
-static int quantum_exp(const mx_format *f, int e)
+int mx_quantum_exp(const mx_format *f, int e)
 {
     switch (f->kind) {
     case MX_KIND_FLOAT:
@@ -186,7 +185,7 @@ uint32_t mx_round_pack(const mx_format *f, int sign, uint64_t sig, int exp,
     if (f->kind == MX_KIND_MXSF && mxsf_gap(f, sig, exp, o, &n, &q, &inexact)) {
         /* n, q set */
     } else {
-        q = quantum_exp(f, e);
+        q = mx_quantum_exp(f, e);
         if (q <= exp) {
             n = sig << (exp - q);
             inexact = 0;
@@ -194,7 +193,7 @@ uint32_t mx_round_pack(const mx_format *f, int sign, uint64_t sig, int exp,
             n = round_shift(sig, q - exp, o, &inexact);
         }
         if (n != 0) {
-            int q2 = quantum_exp(f, msb64(n) + q);
+            int q2 = mx_quantum_exp(f, msb64(n) + q);
             if (q2 > q) { n >>= (q2 - q); q = q2; }      /* carry into a coarser binade */
             else if (q2 < q) { n <<= (q - q2); q = q2; } /* carry into a finer one (MXSF 0.875 -> 1) */
         }
