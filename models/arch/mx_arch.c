@@ -1,0 +1,537 @@
+/*
+ * mx_arch.c — configuration defaults, operand formats, the analytic cycle
+ * model (folds, tiles, double-buffered DRAM) and the counters of one GEMM.
+ * Decisions: docs/ARCH.md.
+ */
+#include "arch/mx_arch.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+static long long llmax(long long a, long long b) { return a > b ? a : b; }
+static long long llmin(long long a, long long b) { return a < b ? a : b; }
+static long long gcd_ll(long long a, long long b)
+{
+    while (b) { long long t = a % b; a = b; b = t; }
+    return a;
+}
+static long long lcm_ll(long long a, long long b) { return a / gcd_ll(a, b) * b; }
+
+const char *mx_dataflow_name(mx_dataflow d)
+{
+    switch (d) {
+    case MX_DATAFLOW_OS: return "os";
+    case MX_DATAFLOW_WS: return "ws";
+    case MX_DATAFLOW_IS: return "is";
+    }
+    return "?";
+}
+
+int mx_dataflow_parse(const char *s, mx_dataflow *out)
+{
+    static const char *names[] = {"os", "ws", "is"};
+    for (int i = 0; i < 3; i++)
+        if (strcmp(s, names[i]) == 0) { *out = (mx_dataflow)i; return 0; }
+    return -1;
+}
+
+const char *mx_energy_comp_name(mx_energy_comp c)
+{
+    static const char *names[MX_E_NCOMP] = {"mul", "addtree", "accum", "scale", "sram_a",
+                                            "sram_b", "sram_out", "dram", "rqu", "leakage"};
+    return (unsigned)c < MX_E_NCOMP ? names[c] : "?";
+}
+
+const char *mx_stall_name(mx_stall_cause s)
+{
+    static const char *names[MX_NSTALL] = {"dram", "sram", "drain"};
+    return (unsigned)s < MX_NSTALL ? names[s] : "?";
+}
+
+void mx_arch_config_default(mx_arch_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->name, sizeof c->name, "mxsf");
+    c->rows = 32;
+    c->cols = 32;
+    c->lanes = 8;
+    c->dataflow = MX_DATAFLOW_OS;
+    c->pe_pipeline_depth = 4; /* S1 decode+mul, S2 align, S3 addtree, S4 accum (mx_pe.h) */
+    c->fold_overlap = 1;
+    c->scalesim_compat = 0;
+    snprintf(c->a_format, sizeof c->a_format, "mxsf");
+    snprintf(c->b_format, sizeof c->b_format, "mxsf");
+    snprintf(c->out_format, sizeof c->out_format, "mxsf");
+    c->block_size = 32;
+    c->tile_rows = 8;
+    c->tile_cols = 8;
+    c->scale_rule = MX_SCALE_FLOOR;
+    c->round = MX_ROUND_EVEN;
+    c->mxsf_fp5_bias = 8;
+    c->align_width = 32;
+    c->mxsf_wide_fraction = 0.80;
+    for (int i = 0; i < MX_NOPS; i++) {
+        c->sram[i].kib = 256;
+        c->sram[i].banks = 8;
+        c->sram[i].bytes_per_cycle = 32;
+    }
+    c->double_buffer = 1;
+    c->dram_bytes_per_cycle = 64;
+    c->dram_latency = 100;
+    c->ideal_memory = 0;
+    c->rqu_elements_per_cycle = 32;
+    c->clock_ghz = 1.0;
+    c->train_requant = 1;
+    c->functional_max_macs = 1LL << 27;
+    snprintf(c->energy_table, sizeof c->energy_table, "energy/horowitz45.yaml");
+}
+
+/* ---- operand formats ------------------------------------------------------ */
+
+static int k_extent_of_block(const mx_arch_config *c)
+{
+    if (c->tile_rows > 0) return (int)lcm_ll(c->tile_rows, c->tile_cols);
+    return c->block_size;
+}
+
+int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o)
+{
+    memset(o, 0, sizeof *o);
+    if (mx_block_format_lookup(name, &o->elem) == 0) {
+        o->is_mx = 1;
+        if (o->elem.kind == MX_KIND_MXSF) {
+            if (mx_format_mxsf(c->mxsf_fp5_bias, &o->elem) != 0) return -1;
+            o->is_mxsf = 1;
+        }
+        int per_scale = c->tile_rows > 0 ? c->tile_rows * c->tile_cols : c->block_size;
+        if (per_scale < 1) return -1;
+        o->bits_per_elem = o->elem.bits + 8.0 / per_scale;
+    } else if (mx_format_lookup(name, &o->elem) == 0) {
+        if (o->elem.kind == MX_KIND_E8M0 || o->elem.kind == MX_KIND_MXSF) return -1;
+        o->bits_per_elem = o->elem.bits;
+    } else {
+        return -1;
+    }
+    switch (o->elem.kind) {
+    case MX_KIND_MXSF:
+        o->sig_bits = 6;     /* E2M5: 1.fffff */
+        o->fp5_sig_bits = 3; /* FP5 E3M2: 1.nn */
+        o->exp_bits = 4;     /* lsb exponent in [-9, -3] */
+        break;
+    case MX_KIND_INT:
+        o->sig_bits = o->elem.bits - 1; /* sign-magnitude view of |v| <= 127 */
+        o->exp_bits = 0;
+        break;
+    default:
+        o->sig_bits = o->elem.mbits + 1;
+        o->exp_bits = o->elem.ebits;
+        break;
+    }
+    if (o->sig_bits > MX_SIG_MAX) o->sig_bits = MX_SIG_MAX;
+    return 0;
+}
+
+int mx_arch_config_check(const mx_arch_config *c, char *err, size_t errlen)
+{
+    mx_operand_fmt f;
+    const char *names[3] = {c->a_format, c->b_format, c->out_format};
+    const char *keys[3] = {"format.a", "format.b", "format.out"};
+    for (int i = 0; i < 3; i++)
+        if (mx_operand_fmt_resolve(c, names[i], &f) != 0)
+            return fail(err, errlen, "key '%s': unknown format '%s'", keys[i], names[i]);
+    int kb = k_extent_of_block(c);
+    int any_mx = 0;
+    for (int i = 0; i < 2; i++) {
+        mx_operand_fmt_resolve(c, names[i], &f);
+        any_mx |= f.is_mx;
+    }
+    if (any_mx && kb % c->lanes != 0) {
+        if (c->tile_rows > 0)
+            return fail(err, errlen,
+                        "key 'arch.lanes': %d lanes must divide the tile extent along K (%d) so a "
+                        "cycle's lanes share one scale pair",
+                        c->lanes, kb);
+        return fail(err, errlen,
+                    "key 'arch.lanes': %d lanes must divide format.block (%d) so a cycle's lanes "
+                    "share one scale pair",
+                    c->lanes, kb);
+    }
+    return 0;
+}
+
+/* ---- folds ------------------------------------------------------------------ */
+
+long long mx_fold_cycles(const mx_arch_config *c, int r, int cc, long long t)
+{
+    long long p = c->pe_pipeline_depth;
+    if (c->scalesim_compat) { r = c->rows; cc = c->cols; p = 1; }
+    long long cyc = t + (r - 1) + (cc - 1) + (p - 1);
+    if (c->dataflow != MX_DATAFLOW_OS) cyc += r; /* preload the stationary operand */
+    return cyc;
+}
+
+void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long long k,
+                      long long *sr, long long *sc, long long *t)
+{
+    long long ks = cdiv(k, c->lanes); /* L lanes consume L elements of K per PE-cycle */
+    switch (c->dataflow) {
+    case MX_DATAFLOW_WS: *sr = ks; *sc = n; *t = m; break;
+    case MX_DATAFLOW_IS: *sr = ks; *sc = m; *t = n; break;
+    default:             *sr = m;  *sc = n; *t = ks; break;
+    }
+}
+
+long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    const long long R = c->rows, C = c->cols;
+    long long nrf = cdiv(sr, R), ncf = cdiv(sc, C);
+    int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
+    if (!c->fold_overlap || c->scalesim_compat) {
+        return (nrf - 1) * (ncf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) +
+               (nrf - 1) * mx_fold_cycles(c, (int)R, cl, t) +
+               (ncf - 1) * mx_fold_cycles(c, rl, (int)C, t) + mx_fold_cycles(c, rl, cl, t);
+    }
+    /* Folds in order col-fold outer, row-fold inner; each fold's row extent is
+     * R except the last of each column fold (rl). */
+    long long last = mx_fold_cycles(c, rl, cl, t);
+    if (c->dataflow == MX_DATAFLOW_OS) {
+        /* the next fold starts when this one's operands are in and its outputs
+         * (r per column) have drained into the shadow registers */
+        return ncf * (nrf - 1) * llmax(t, R) + (ncf - 1) * llmax(t, rl) + last;
+    }
+    /* WS/IS: the next fold's stationary operand (r_next cycles) preloads into
+     * shadow registers while this fold streams. */
+    long long first_r = nrf > 1 ? R : rl;
+    long long nR = nrf > 1 ? ncf * (nrf - 1) - 1 : 0;
+    long long nL = nrf > 1 ? ncf : ncf - 1;
+    /* `last` already contains the last fold's own preload; replace it by the
+     * overlapped one counted in the sum, and add the first preload. */
+    return first_r + nR * llmax(t, R) + nL * llmax(t, rl) + (last - rl);
+}
+
+/* ---- tiling ----------------------------------------------------------------- */
+
+static long long tile_bytes(long long rows, long long cols, double bits)
+{
+    return (long long)ceil((double)rows * (double)cols * bits / 8.0);
+}
+
+static long long shrink(long long x, long long gran)
+{
+    long long h = cdiv(cdiv(x, 2), gran) * gran;
+    return h < x ? h : x - gran;
+}
+
+int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                   long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen)
+{
+    long long kg = c->lanes;
+    if (fa->is_mx || fb->is_mx) kg = lcm_ll(kg, k_extent_of_block(c));
+    long long mg = c->rows, ng = c->cols;
+    if (c->dataflow == MX_DATAFLOW_IS) { mg = c->cols; ng = 1; }
+    if (c->dataflow == MX_DATAFLOW_WS) { mg = 1; }
+    long long mt = cdiv(M, mg) * mg, nt = cdiv(N, ng) * ng, kt = cdiv(K, kg) * kg;
+    if (c->ideal_memory) goto done;
+    double div = c->double_buffer ? 2.0 : 1.0;
+    long long cap_a = (long long)(c->sram[MX_OP_A].kib * 1024.0 / div);
+    long long cap_b = (long long)(c->sram[MX_OP_B].kib * 1024.0 / div);
+    long long cap_o = (long long)(c->sram[MX_OP_OUT].kib * 1024.0 / div);
+    while (tile_bytes(mt, nt, 32.0) > cap_o) {
+        if (mt >= nt && mt > mg) mt = shrink(mt, mg);
+        else if (nt > ng) nt = shrink(nt, ng);
+        else if (mt > mg) mt = shrink(mt, mg);
+        else return fail(err, errlen, "key 'sram.out.kib': output buffer too small for one %lldx%lld FP32 tile", mt, nt);
+    }
+    while (tile_bytes(mt, kt, fa->bits_per_elem) > cap_a) {
+        if (kt > kg && (kt >= mt || mt <= mg)) kt = shrink(kt, kg);
+        else if (mt > mg) mt = shrink(mt, mg);
+        else return fail(err, errlen, "key 'sram.a.kib': A buffer too small for one %lldx%lld tile", mt, kt);
+    }
+    while (tile_bytes(kt, nt, fb->bits_per_elem) > cap_b) {
+        if (kt > kg && (kt >= nt || nt <= ng)) kt = shrink(kt, kg);
+        else if (nt > ng) nt = shrink(nt, ng);
+        else return fail(err, errlen, "key 'sram.b.kib': B buffer too small for one %lldx%lld tile", kt, nt);
+    }
+done:
+    t->mt = llmin(mt, M);
+    t->nt = llmin(nt, N);
+    t->kt = llmin(kt, K);
+    t->m_tiles = cdiv(M, t->mt);
+    t->n_tiles = cdiv(N, t->nt);
+    t->k_tiles = cdiv(K, t->kt);
+    return 0;
+}
+
+/* ---- one GEMM ----------------------------------------------------------------- */
+
+static void add_mul(mx_stats *s, int wa, int wb, double count)
+{
+    if (wa < wb) { int x = wa; wa = wb; wb = x; }
+    s->mul[wa][wb] += count;
+}
+
+/* Multiplies split by significand widths; MXSF in timing mode splits by the
+ * configured fraction of E2M5-mode elements (functional mode counts codes). */
+static void count_muls(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                       double macs, mx_stats *s)
+{
+    int wa[2] = {fa->sig_bits, fa->fp5_sig_bits}, wb[2] = {fb->sig_bits, fb->fp5_sig_bits};
+    double pa[2] = {1, 0}, pb[2] = {1, 0};
+    if (fa->is_mxsf) { pa[0] = c->mxsf_wide_fraction; pa[1] = 1 - pa[0]; }
+    if (fb->is_mxsf) { pb[0] = c->mxsf_wide_fraction; pb[1] = 1 - pb[0]; }
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            if (pa[i] * pb[j] > 0) add_mul(s, wa[i], wb[j], macs * pa[i] * pb[j]);
+}
+
+static int sram_bw(const mx_sram_config *s) { return s->banks * s->bytes_per_cycle; }
+
+/* Array demand on the SRAM ports (bytes/cycle) relative to their width;
+ * >1 stretches compute (docs/ARCH.md). */
+static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
+                            const mx_operand_fmt *fb)
+{
+    double da = 0, db = 0, dout = 0;
+    double L = c->lanes;
+    switch (c->dataflow) {
+    case MX_DATAFLOW_OS:
+        da = c->rows * L * fa->bits_per_elem / 8;
+        db = c->cols * L * fb->bits_per_elem / 8;
+        break;
+    case MX_DATAFLOW_WS:
+        da = c->rows * L * fa->bits_per_elem / 8;
+        dout = c->cols * 4.0;
+        break;
+    case MX_DATAFLOW_IS:
+        db = c->rows * L * fb->bits_per_elem / 8;
+        dout = c->cols * 4.0;
+        break;
+    }
+    double f = 1.0;
+    if (da / sram_bw(&c->sram[MX_OP_A]) > f) f = da / sram_bw(&c->sram[MX_OP_A]);
+    if (db / sram_bw(&c->sram[MX_OP_B]) > f) f = db / sram_bw(&c->sram[MX_OP_B]);
+    if (dout / sram_bw(&c->sram[MX_OP_OUT]) > f) f = dout / sram_bw(&c->sram[MX_OP_OUT]);
+    return f;
+}
+
+static long long dram_cycles(const mx_arch_config *c, long long bytes)
+{
+    if (bytes <= 0) return 0;
+    return (long long)ceil((double)bytes / c->dram_bytes_per_cycle);
+}
+
+int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
+                        size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    mx_operand_fmt fa, fb, fo;
+    const char *an = g->a_format[0] ? g->a_format : c->a_format;
+    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
+    if (mx_operand_fmt_resolve(c, an, &fa) != 0)
+        return fail(err, errlen, "GEMM '%s' (line %d): unknown A format '%s'", g->name, g->line, an);
+    if (mx_operand_fmt_resolve(c, bn, &fb) != 0)
+        return fail(err, errlen, "GEMM '%s' (line %d): unknown B format '%s'", g->name, g->line, bn);
+    if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0)
+        return fail(err, errlen, "unknown output format '%s'", c->out_format);
+    if ((fa.is_mx || fb.is_mx) && k_extent_of_block(c) % c->lanes != 0)
+        return fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
+    const long long M = g->M, N = g->N, K = g->K;
+    mx_tiling tl;
+    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
+
+    /* training: second quantized copies (SPEC §4) */
+    long long extra_bytes = 0;
+    if (c->train_requant && c->tile_rows == 0) {
+        if (g->phase == MX_PHASE_DGRAD && fb.is_mx) { /* W^T: W was blocked along its other axis */
+            s->requant_elements += K * N;
+            s->requant_copies += 1;
+            long long b = tile_bytes(K, N, fb.bits_per_elem);
+            s->dram_write[MX_OP_B] += b;
+            extra_bytes += b;
+        }
+        if (g->phase == MX_PHASE_WGRAD) {
+            if (fa.is_mx) { /* X^T: X was blocked along features, needed along tokens */
+                s->requant_elements += M * K;
+                s->requant_copies += 1;
+                long long b = tile_bytes(M, K, fa.bits_per_elem);
+                s->dram_write[MX_OP_A] += b;
+                extra_bytes += b;
+            }
+            if (fb.is_mx) { /* dY: blocked along outputs for dgrad, needed along tokens */
+                s->requant_elements += K * N;
+                s->requant_copies += 1;
+                long long b = tile_bytes(K, N, fb.bits_per_elem);
+                s->dram_write[MX_OP_B] += b;
+                extra_bytes += b;
+            }
+        }
+    }
+
+    double slow = c->ideal_memory ? 1.0 : sram_slowdown(c, &fa, &fb);
+    long long ntiles = tl.m_tiles * tl.n_tiles * tl.k_tiles;
+    /* the ≤ 8 distinct tile shapes (edge or not in each dimension) */
+    long long shape_cyc[2][2][2];
+    long long dims_m[2] = {tl.mt, M - (tl.m_tiles - 1) * tl.mt};
+    long long dims_n[2] = {tl.nt, N - (tl.n_tiles - 1) * tl.nt};
+    long long dims_k[2] = {tl.kt, K - (tl.k_tiles - 1) * tl.kt};
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++)
+                shape_cyc[i][j][k] = mx_tile_compute_cycles(c, dims_m[i], dims_n[j], dims_k[k]);
+
+    /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
+     * half t%2, free once tile t-2 has computed; reads have priority on the
+     * DRAM channel, output writes fill its idle cycles, and what is left when
+     * compute ends is the drain stall. */
+    long long compute_end = 0, end1 = 0, end2 = 0; /* compute end of tiles t-1, t-2 */
+    long long dram_free = 0;                        /* DRAM busy with reads until   */
+    long long wr_pending = 0, wr_time = 0;           /* write cycles queued, since   */
+    long long last_a = -1, last_b = -1;
+    long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
+    long long extra_rem = extra_bytes - extra_per_tile * ntiles;
+    long long sram_stall = 0, dram_stall = 0, pure_compute = 0;
+    long long t = 0;
+    for (long long mi = 0; mi < tl.m_tiles; mi++) {
+        int em = mi == tl.m_tiles - 1;
+        long long m = dims_m[em];
+        for (long long ni = 0; ni < tl.n_tiles; ni++) {
+            int en = ni == tl.n_tiles - 1;
+            long long n = dims_n[en];
+            for (long long ki = 0; ki < tl.k_tiles; ki++, t++) {
+                int ek = ki == tl.k_tiles - 1;
+                long long k = dims_k[ek];
+                long long aid = mi * tl.k_tiles + ki, bid = ki * tl.n_tiles + ni;
+                long long la = aid != last_a ? tile_bytes(m, k, fa.bits_per_elem) : 0;
+                long long lb = bid != last_b ? tile_bytes(k, n, fb.bits_per_elem) : 0;
+                last_a = aid;
+                last_b = bid;
+                s->dram_read[MX_OP_A] += la;
+                s->dram_read[MX_OP_B] += lb;
+                s->sram_write[MX_OP_A] += la;
+                s->sram_write[MX_OP_B] += lb;
+                long long ready = 0;
+                if (!c->ideal_memory && la + lb > 0) {
+                    long long want = llmax(dram_free, c->double_buffer ? end2 : end1);
+                    /* queued writes use the idle channel before this read */
+                    long long from = llmax(dram_free, wr_time);
+                    if (want > from && wr_pending > 0) {
+                        long long used = llmin(wr_pending, want - from);
+                        wr_pending -= used;
+                    }
+                    dram_free = want + dram_cycles(c, la + lb);
+                    ready = dram_free + c->dram_latency;
+                }
+                long long start = llmax(end1, ready);
+                dram_stall += start - end1;
+                long long cyc = shape_cyc[em][en][ek];
+                long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
+                sram_stall += eff - cyc;
+                pure_compute += cyc;
+                compute_end = start + eff;
+                end2 = end1;
+                end1 = compute_end;
+
+                /* SRAM reads into the array and partial sums */
+                long long sr, sc, tt;
+                mx_fold_geometry(c, m, n, k, &sr, &sc, &tt);
+                long long nrf = cdiv(sr, c->rows), ncf = cdiv(sc, c->cols);
+                s->folds += nrf * ncf;
+                long long abytes = tile_bytes(m, k, fa.bits_per_elem);
+                long long bbytes = tile_bytes(k, n, fb.bits_per_elem);
+                switch (c->dataflow) {
+                case MX_DATAFLOW_OS: /* both operands stream: A once per column fold */
+                    s->sram_read[MX_OP_A] += abytes * ncf;
+                    s->sram_read[MX_OP_B] += bbytes * nrf;
+                    break;
+                case MX_DATAFLOW_WS: /* B stationary: read once; A streams per column fold */
+                    s->sram_read[MX_OP_A] += abytes * ncf;
+                    s->sram_read[MX_OP_B] += bbytes;
+                    break;
+                case MX_DATAFLOW_IS: /* A stationary: read once; B streams per column fold */
+                    s->sram_read[MX_OP_A] += abytes;
+                    s->sram_read[MX_OP_B] += bbytes * ncf;
+                    break;
+                }
+                s->sram_write[MX_OP_OUT] += m * n * 4;          /* FP32 (partial) sums */
+                if (ki > 0) s->sram_read[MX_OP_OUT] += m * n * 4; /* partial sums back in */
+                long long store = 0;
+                if (ek) {
+                    s->sram_read[MX_OP_OUT] += m * n * 4; /* to the RQU */
+                    store = tile_bytes(m, n, fo.bits_per_elem);
+                    s->dram_write[MX_OP_OUT] += store;
+                }
+                long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
+                if (!c->ideal_memory && store + extra > 0) {
+                    if (wr_pending == 0) wr_time = compute_end;
+                    wr_pending += dram_cycles(c, store + extra);
+                }
+            }
+        }
+    }
+    long long total = compute_end;
+    if (!c->ideal_memory && wr_pending > 0) {
+        long long wr_end = llmax(dram_free, wr_time) + wr_pending;
+        if (wr_end > total) {
+            s->stall[MX_STALL_DRAIN] = wr_end - total;
+            total = wr_end;
+        }
+    }
+    if (c->scalesim_compat) total -= 1; /* SCALE-Sim's per-layer count (docs/ARCH.md) */
+    s->cycles = total;
+    s->compute_cycles = pure_compute - (c->scalesim_compat ? 1 : 0);
+    s->stall[MX_STALL_DRAM] = dram_stall;
+    s->stall[MX_STALL_SRAM] = sram_stall;
+    s->tiles = ntiles;
+    s->macs = M * N * K;
+    s->pe_steps = M * N * cdiv(K, c->lanes);
+    s->rqu_elements = M * N + s->requant_elements;
+    count_muls(c, &fa, &fb, (double)s->macs, s);
+    return 0;
+}
+
+void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
+{
+    a->cycles += b->cycles * times;
+    a->compute_cycles += b->compute_cycles * times;
+    for (int i = 0; i < MX_NSTALL; i++) a->stall[i] += b->stall[i] * times;
+    a->macs += b->macs * times;
+    a->pe_steps += b->pe_steps * times;
+    a->folds += b->folds * times;
+    a->tiles += b->tiles * times;
+    for (int i = 0; i <= MX_SIG_MAX; i++)
+        for (int j = 0; j <= MX_SIG_MAX; j++) a->mul[i][j] += b->mul[i][j] * (double)times;
+    for (int i = 0; i < MX_NOPS; i++) {
+        a->sram_read[i] += b->sram_read[i] * times;
+        a->sram_write[i] += b->sram_write[i] * times;
+        a->dram_read[i] += b->dram_read[i] * times;
+        a->dram_write[i] += b->dram_write[i] * times;
+    }
+    a->rqu_elements += b->rqu_elements * times;
+    a->requant_elements += b->requant_elements * times;
+    a->requant_copies += b->requant_copies * times;
+    for (int i = 0; i < MX_E_NCOMP; i++) a->energy_pj[i] += b->energy_pj[i] * (double)times;
+    a->energy_total_pj += b->energy_total_pj * (double)times;
+    a->functional |= b->functional;
+    a->sampled |= b->sampled;
+    a->checked_outputs += b->checked_outputs * times;
+    a->err_sq += b->err_sq * (double)times;
+    a->ref_sq += b->ref_sq * (double)times;
+    if (b->max_abs_err > a->max_abs_err) a->max_abs_err = b->max_abs_err;
+    a->qsnr_db = a->err_sq > 0 ? -10.0 * log10(a->err_sq / a->ref_sq) : (a->ref_sq > 0 ? INFINITY : 0);
+}

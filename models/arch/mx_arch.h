@@ -1,0 +1,212 @@
+/*
+ * mx_arch.h — the accelerator model of SPEC §4: configuration, per-GEMM
+ * counters, the analytic cycle model (one function used by both the timing
+ * and the functional mode) and the energy model of SPEC §5.
+ *
+ * Cycle-model decisions are documented in docs/ARCH.md, energy entries in
+ * docs/ENERGY.md.  Core code: C11, libc + libm, no global state.
+ */
+#ifndef MX_ARCH_H
+#define MX_ARCH_H
+
+#include "arch/mx_trace.h"
+#include "formats/mx_block.h"
+#include "formats/mx_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { MX_DATAFLOW_OS = 0, MX_DATAFLOW_WS, MX_DATAFLOW_IS } mx_dataflow;
+const char *mx_dataflow_name(mx_dataflow d);
+int mx_dataflow_parse(const char *s, mx_dataflow *out);
+
+/* Operand slots. */
+enum { MX_OP_A = 0, MX_OP_B = 1, MX_OP_OUT = 2, MX_NOPS = 3 };
+
+typedef struct {
+    double kib;          /* capacity (both halves when double buffered)   */
+    int    banks;        /* independent banks                             */
+    int    bytes_per_cycle; /* per bank                                  */
+} mx_sram_config;
+
+#define MX_ARCH_NAME_MAX 64
+#define MX_ARCH_PATH_MAX 512
+
+typedef struct {
+    char name[MX_ARCH_NAME_MAX];
+    /* array */
+    int rows, cols, lanes;     /* R x C PEs, L lanes (elements of K per PE-cycle) */
+    mx_dataflow dataflow;
+    int pe_pipeline_depth;     /* P: stages from operand in to accumulator update  */
+    int fold_overlap;          /* 1: consecutive folds of a tile are pipelined     */
+    int scalesim_compat;       /* 1: SCALE-Sim v2 conventions (docs/ARCH.md)       */
+    /* numerics */
+    char a_format[MX_FORMAT_NAME_MAX];   /* MX name ("mxsf", "mxfp8_e4m3") or plain ("bf16") */
+    char b_format[MX_FORMAT_NAME_MAX];
+    char out_format[MX_FORMAT_NAME_MAX]; /* format the RQU writes outputs in    */
+    int block_size;            /* 1-D block k along K (MX formats)                 */
+    int tile_rows, tile_cols;  /* > 0: 2-D tiles (one scale per tile)              */
+    mx_scale_rule scale_rule;
+    mx_round round;
+    int mxsf_fp5_bias;
+    int align_width;           /* aligned product width in the adder tree (bits)   */
+    double mxsf_wide_fraction; /* timing mode: fraction of MXSF elements in E2M5 mode */
+    /* memory */
+    mx_sram_config sram[MX_NOPS];
+    int double_buffer;
+    double dram_bytes_per_cycle;
+    int dram_latency;          /* cycles from a read's issue to its first data    */
+    int ideal_memory;          /* 1: no DRAM/SRAM stalls (SCALE-Sim CALC mode)    */
+    int rqu_elements_per_cycle;
+    double clock_ghz;
+    int train_requant;         /* 1: account second quantized copies in training  */
+    /* functional mode */
+    long long functional_max_macs; /* above this a GEMM is sampled (see mx_arch_func) */
+    char energy_table[MX_ARCH_PATH_MAX]; /* path as written in the config file     */
+} mx_arch_config;
+
+/* Defaults of configs/mxsf.yaml (every key the YAML loader knows). */
+void mx_arch_config_default(mx_arch_config *c);
+/* Semantic checks beyond per-key ranges (lanes divide the K extent of a block,
+ * formats exist, buffers hold one fold).  0, or -1 with a message naming the key. */
+int mx_arch_config_check(const mx_arch_config *c, char *err, size_t errlen);
+
+/* ---- operand formats ----------------------------------------------------- */
+typedef struct {
+    mx_format elem;
+    int is_mx;            /* block-scaled (E8M0 scale per block or tile)      */
+    int is_mxsf;
+    int sig_bits;         /* significand width the multiplier sees (MXSF: 6)  */
+    int fp5_sig_bits;     /* MXSF: significand of the FP5 mode (3)            */
+    int exp_bits;         /* exponent width added per product                 */
+    double bits_per_elem; /* storage incl. the share of the scale             */
+} mx_operand_fmt;
+
+/* Resolves a format name for the config (block/tile shape give the scale
+ * share).  0, or -1 if unknown. */
+int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o);
+
+/* ---- energy table (SPEC §5) ---------------------------------------------- */
+#define MX_ENERGY_MAX_ENTRIES 64
+#define MX_ENERGY_KEY_MAX 40
+typedef struct {
+    char key[MX_ENERGY_KEY_MAX];
+    double pj;
+    int line;
+} mx_energy_entry;
+typedef struct {
+    char path[MX_ARCH_PATH_MAX];
+    int n;
+    mx_energy_entry e[MX_ENERGY_MAX_ENTRIES];
+} mx_energy_table;
+
+/* Looks an entry up: 0 and *pj, or -1 if absent. */
+int mx_energy_get(const mx_energy_table *t, const char *key, double *pj);
+
+/* Energy components of the report. */
+typedef enum {
+    MX_E_MUL = 0,   /* significand multipliers (by mode pair)          */
+    MX_E_ADDTREE,   /* exponent add, alignment shift, adder tree       */
+    MX_E_ACCUM,     /* FP32 accumulate                                 */
+    MX_E_SCALE,     /* E8M0 + E8M0 scale add                           */
+    MX_E_SRAM_A, MX_E_SRAM_B, MX_E_SRAM_OUT,
+    MX_E_DRAM,
+    MX_E_RQU,
+    MX_E_LEAKAGE,
+    MX_E_NCOMP
+} mx_energy_comp;
+const char *mx_energy_comp_name(mx_energy_comp c);
+
+/* ---- counters ------------------------------------------------------------ */
+#define MX_SIG_MAX 24
+typedef enum {
+    MX_STALL_DRAM = 0,  /* compute waits for a tile load                   */
+    MX_STALL_SRAM,      /* SRAM ports narrower than the array's demand     */
+    MX_STALL_DRAIN,     /* last output tile's write after compute ends     */
+    MX_NSTALL
+} mx_stall_cause;
+const char *mx_stall_name(mx_stall_cause s);
+
+typedef struct {
+    long long cycles;            /* total */
+    long long compute_cycles;    /* array busy (incl. fill/drain of folds) */
+    long long stall[MX_NSTALL];
+    long long macs;              /* useful multiply-accumulates            */
+    long long pe_steps;          /* (output, K-step) accumulations: accum + scale adds */
+    long long folds, tiles;
+    /* multiplies by significand widths: mul[wa][wb], wa >= wb             */
+    double mul[MX_SIG_MAX + 1][MX_SIG_MAX + 1];
+    long long sram_read[MX_NOPS], sram_write[MX_NOPS]; /* bytes */
+    long long dram_read[MX_NOPS], dram_write[MX_NOPS]; /* bytes */
+    long long rqu_elements;      /* all elements through the RQU           */
+    long long requant_elements;  /* of which: second quantized copies (training, 1-D blocks) */
+    long long requant_copies;    /* operands needing a second copy          */
+    double energy_pj[MX_E_NCOMP];
+    double energy_total_pj;
+    /* functional mode */
+    int functional;              /* values computed                         */
+    int sampled;                 /* only part of the outputs computed       */
+    long long checked_outputs;
+    double qsnr_db, max_abs_err;
+    double err_sq, ref_sq;       /* sums for QSNR aggregation               */
+} mx_stats;
+
+/* Adds b (times `times`) into a. */
+void mx_stats_add(mx_stats *a, const mx_stats *b, long long times);
+
+/* ---- fold cycle model ---------------------------------------------------- */
+/* Cycles of one fold run alone: an r x c sub-array (r <= R, c <= C) and t
+ * streaming steps (docs/ARCH.md):
+ *   OS: t + (r-1) + (c-1) + (P-1)
+ *   WS, IS: r (preload of the stationary operand) + the same
+ * In SCALE-Sim mode r, c are the full R, C and P = 1. */
+long long mx_fold_cycles(const mx_arch_config *c, int r, int cc, long long t);
+
+/* Fold geometry of a (m x n x k) tile for the config's dataflow:
+ *   sr, sc: extents mapped on array rows / cols, t: streaming steps. */
+void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long long k,
+                      long long *sr, long long *sc, long long *t);
+
+/* Compute cycles of a tile: all its folds, col-fold outer, row-fold inner,
+ * with or without fold overlap. */
+long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k);
+
+/* Tiling of a GEMM to the buffers. */
+typedef struct {
+    long long mt, nt, kt;   /* tile extents (last tiles may be smaller) */
+    long long m_tiles, n_tiles, k_tiles;
+} mx_tiling;
+int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                   long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen);
+
+/* ---- one GEMM ------------------------------------------------------------ */
+/* Timing of one GEMM row (count ignored: stats are for ONE instance).  This
+ * is the one cycle function both modes use.  Counters except energy are
+ * filled; returns 0, or -1 with a message (e.g. unknown per-row format). */
+int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                        char *err, size_t errlen);
+
+/* Fills s->energy_pj and energy_total_pj from the counters.  Returns 0, or -1
+ * with "TABLE: missing entry 'KEY' (component ...)" in err. */
+int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats *s,
+                    char *err, size_t errlen);
+
+/* ---- functional mode ----------------------------------------------------- */
+typedef struct {
+    uint64_t seed;          /* random operand data (Gaussian, per GEMM)       */
+    const float *a, *b;     /* optional operand data (row-major M x K, K x N) */
+} mx_func_data;
+
+/* Timing (same cycles) plus values: quantizes A and B, computes every output
+ * (or a sample when M*N*K > c->functional_max_macs) with mx_pe_dot tile by
+ * tile, counts MXSF mode pairs from the codes and compares to an FP64
+ * reference of the unquantized operands.  out (M*N FP32 bits) may be NULL.
+ * Returns 0, or -1 with a message. */
+int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
+                            mx_stats *s, uint32_t *out, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
