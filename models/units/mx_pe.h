@@ -95,22 +95,21 @@ typedef struct {
     int      s1_nan_q[MX_PE_MAX_LANES];
     int      s1_inf_q[MX_PE_MAX_LANES];
     int      s1_mode_q[MX_PE_MAX_LANES]; /* 0 E2M5xE2M5, 1 mixed, 2 FP5xFP5 (MXSF) */
-    int      s1_scale_q;                 /* xa + xb - 254                          */
-    int      s1_scale_nan_q;
+    uint8_t  s1_a_scale_q, s1_b_scale_q; /* E8M0 scales, added in accum          */
     /* S2: align */
     int      s2_valid_q, s2_first_q, s2_last_q;
     uint32_t s2_acc_q;
     int64_t  s2_aligned_q[MX_PE_MAX_LANES];
     int      s2_emax_q;
     int      s2_nan_q, s2_inf_q, s2_inf_sign_q;
-    int      s2_scale_q;
+    uint8_t  s2_a_scale_q, s2_b_scale_q;
     /* S3: addtree */
     int      s3_valid_q, s3_first_q, s3_last_q;
     uint32_t s3_acc_q;
     int64_t  s3_sum_q;
     int      s3_emax_q;
     int      s3_nan_q, s3_inf_q, s3_inf_sign_q;
-    int      s3_scale_q;
+    uint8_t  s3_a_scale_q, s3_b_scale_q;
     /* S4: accum */
     uint32_t acc_q;
     uint32_t out_q;

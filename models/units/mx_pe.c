@@ -1,0 +1,257 @@
+/*
+ * mx_pe.c — the PE: cycle model (twin of rtl/mx_pe.sv) built from the unit
+ * models, and the fast functional mx_pe_dot().
+ */
+#include "units/mx_pe.h"
+#include "units/mx_decode.h"
+#include "units/mx_mul.h"
+#include "units/mx_align.h"
+#include "units/mx_addtree.h"
+#include "units/mx_accum.h"
+#include "formats/mx_format.h"
+#include "formats/mx_policy.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const fmt_names[MX_PE_NFMT] = {"mxsf", "e4m3", "e5m2", "e2m5", "int8", "bf16"};
+
+const char *mx_pe_fmt_name(mx_pe_fmt f)
+{
+    return (unsigned)f < MX_PE_NFMT ? fmt_names[f] : "?";
+}
+
+int mx_pe_fmt_parse(const char *s, mx_pe_fmt *out)
+{
+    static const struct { const char *name; mx_pe_fmt f; } alias[] = {
+        {"mxfp8_e4m3", MX_PE_E4M3}, {"fp8_e4m3", MX_PE_E4M3},
+        {"mxfp8_e5m2", MX_PE_E5M2}, {"fp8_e5m2", MX_PE_E5M2},
+        {"mxfp8_e2m5", MX_PE_E2M5}, {"fp8_e2m5", MX_PE_E2M5},
+        {"mxint8", MX_PE_INT8},
+    };
+    for (int i = 0; i < MX_PE_NFMT; i++)
+        if (!strcmp(s, fmt_names[i])) { *out = (mx_pe_fmt)i; return 0; }
+    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
+        if (!strcmp(s, alias[i].name)) { *out = alias[i].f; return 0; }
+    return -1;
+}
+
+int mx_pe_code_bits(mx_pe_fmt f) { return f == MX_PE_BF16 ? 16 : 8; }
+
+void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg)
+{
+    cfg->fmt = fmt;
+    cfg->lanes = 8;
+    cfg->block = 32;
+    cfg->align_width = MX_PE_ALIGN_W_DEFAULT;
+    cfg->fp5_bias = MX_MXSF_FP5_BIAS_DEFAULT;
+}
+
+int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen)
+{
+    if ((unsigned)cfg->fmt >= MX_PE_NFMT) { snprintf(err, errlen, "unknown PE format %d", (int)cfg->fmt); return -1; }
+    if (cfg->lanes < 1 || cfg->lanes > MX_PE_MAX_LANES) {
+        snprintf(err, errlen, "lanes %d outside 1..%d", cfg->lanes, MX_PE_MAX_LANES); return -1;
+    }
+    if (cfg->fmt != MX_PE_BF16 && (cfg->block < 1 || cfg->block % cfg->lanes)) {
+        snprintf(err, errlen, "lanes %d must divide the block size %d", cfg->lanes, cfg->block); return -1;
+    }
+    if (cfg->align_width < MX_PE_ALIGN_W_MIN || cfg->align_width > MX_PE_ALIGN_W_MAX) {
+        snprintf(err, errlen, "align_width %d outside %d..%d", cfg->align_width,
+                 MX_PE_ALIGN_W_MIN, MX_PE_ALIGN_W_MAX); return -1;
+    }
+    if (cfg->fmt == MX_PE_MXSF &&
+        (cfg->fp5_bias < MX_MXSF_FP5_BIAS_MIN || cfg->fp5_bias > MX_MXSF_FP5_BIAS_MAX)) {
+        snprintf(err, errlen, "fp5_bias %d outside %d..%d", cfg->fp5_bias,
+                 MX_MXSF_FP5_BIAS_MIN, MX_MXSF_FP5_BIAS_MAX); return -1;
+    }
+    return 0;
+}
+
+/* ---- cycle model --------------------------------------------------------- */
+
+void mx_pe_reset(mx_pe_regs *q) { memset(q, 0, sizeof *q); }
+
+void mx_pe_tick(mx_pe_regs *q, const mx_pe_regs *d) { *q = *d; }
+
+void mx_pe_comb(const mx_pe_config *cfg, const mx_pe_in *in, const mx_pe_regs *q,
+                mx_pe_regs *d, mx_pe_out *out)
+{
+    const int L = cfg->lanes;
+    const int en = !q->out_valid_q || in->out_ready_i;
+    *d = *q;
+    out->in_ready_o = en;
+    out->out_valid_o = q->out_valid_q;
+    out->out_o = q->out_q;
+
+    /* S4 accum (reads S3) */
+    mx_accum_in ai = {
+        .en_i = en, .valid_i = q->s3_valid_q, .first_i = q->s3_first_q, .last_i = q->s3_last_q,
+        .acc_i = q->s3_acc_q, .sum_i = q->s3_sum_q, .emax_i = q->s3_emax_q,
+        .a_scale_i = q->s3_a_scale_q, .b_scale_i = q->s3_b_scale_q,
+        .use_scale_i = cfg->fmt != MX_PE_BF16,
+        .nan_i = q->s3_nan_q, .inf_i = q->s3_inf_q, .inf_sign_i = q->s3_inf_sign_q};
+    mx_accum_regs aq = {q->acc_q, q->out_q, q->out_valid_q}, ad;
+    mx_accum_out ao;
+    mx_accum_comb(cfg->align_width, &ai, &aq, &ad, &ao);
+    if (!en) return; /* every register holds */
+    d->acc_q = ad.acc_q;
+    d->out_q = ad.out_q;
+    d->out_valid_q = ad.out_valid_q;
+
+    /* S3 addtree (reads S2) */
+    d->s3_valid_q = q->s2_valid_q;
+    if (q->s2_valid_q) {
+        d->s3_first_q = q->s2_first_q; d->s3_last_q = q->s2_last_q; d->s3_acc_q = q->s2_acc_q;
+        d->s3_sum_q = mx_addtree_comb(L, q->s2_aligned_q);
+        d->s3_emax_q = q->s2_emax_q;
+        d->s3_nan_q = q->s2_nan_q; d->s3_inf_q = q->s2_inf_q; d->s3_inf_sign_q = q->s2_inf_sign_q;
+        d->s3_a_scale_q = q->s2_a_scale_q; d->s3_b_scale_q = q->s2_b_scale_q;
+    }
+
+    /* S2 align (reads S1) */
+    d->s2_valid_q = q->s1_valid_q;
+    if (q->s1_valid_q) {
+        mx_align_in li;
+        mx_align_out lo;
+        for (int i = 0; i < L; i++) {
+            li.sign_i[i] = q->s1_sign_q[i]; li.prod_i[i] = q->s1_prod_q[i];
+            li.exp_i[i] = q->s1_exp_q[i]; li.nan_i[i] = q->s1_nan_q[i]; li.inf_i[i] = q->s1_inf_q[i];
+        }
+        mx_align_comb(L, cfg->align_width, &li, &lo);
+        d->s2_first_q = q->s1_first_q; d->s2_last_q = q->s1_last_q; d->s2_acc_q = q->s1_acc_q;
+        for (int i = 0; i < L; i++) d->s2_aligned_q[i] = lo.aligned_o[i];
+        d->s2_emax_q = lo.emax_o;
+        d->s2_nan_q = lo.nan_o; d->s2_inf_q = lo.inf_o; d->s2_inf_sign_q = lo.inf_sign_o;
+        d->s2_a_scale_q = q->s1_a_scale_q; d->s2_b_scale_q = q->s1_b_scale_q;
+    }
+
+    /* S1 decode + mul (reads inputs) */
+    d->s1_valid_q = in->in_valid_i;
+    if (in->in_valid_i) {
+        d->s1_first_q = in->first_i; d->s1_last_q = in->last_i; d->s1_acc_q = in->acc_i;
+        d->s1_a_scale_q = in->a_scale_i; d->s1_b_scale_q = in->b_scale_i;
+        for (int i = 0; i < L; i++) {
+            mx_decode_in da = {in->a_codes_i[i], cfg->fmt, cfg->fp5_bias};
+            mx_decode_in db = {in->b_codes_i[i], cfg->fmt, cfg->fp5_bias};
+            mx_decode_out oa, ob;
+            mx_decode_comb(&da, &oa);
+            mx_decode_comb(&db, &ob);
+            mx_mul_in mi = {oa.sign_o, oa.sig_o, oa.lsb_o, oa.zero_o, oa.nan_o, oa.inf_o, oa.mode_o,
+                            ob.sign_o, ob.sig_o, ob.lsb_o, ob.zero_o, ob.nan_o, ob.inf_o, ob.mode_o};
+            mx_mul_out mo;
+            mx_mul_comb(&mi, &mo);
+            d->s1_sign_q[i] = mo.sign_o; d->s1_prod_q[i] = mo.prod_o; d->s1_exp_q[i] = mo.exp_o;
+            d->s1_zero_q[i] = mo.zero_o; d->s1_nan_q[i] = mo.nan_o; d->s1_inf_q[i] = mo.inf_o;
+            d->s1_mode_q[i] = mo.mode_o;
+        }
+    }
+}
+
+/* ---- fast functional path ------------------------------------------------- */
+
+typedef struct { int32_t sig; int32_t lsb; uint8_t special; } pe_elem; /* special: 1 NaN, 2 Inf */
+
+static pe_elem decode_elem(mx_pe_fmt fmt, int b5, uint32_t code)
+{
+    mx_decode_in di = {code, fmt, b5};
+    mx_decode_out o;
+    pe_elem e;
+    mx_decode_comb(&di, &o);
+    e.sig = o.sign_o ? -(int32_t)o.sig_o : (int32_t)o.sig_o;
+    e.lsb = o.lsb_o;
+    e.special = (uint8_t)(o.nan_o ? 1 : o.inf_o ? (o.sign_o ? 3 : 2) : 0);
+    return e;
+}
+
+/* One cycle group through the same unit functions (specials, truncation). */
+static uint32_t group_slow(const mx_pe_config *cfg, const mx_format *fp32, const uint16_t *a,
+                           const uint16_t *b, int n, uint8_t xa, uint8_t xb, uint32_t acc)
+{
+    mx_align_in li;
+    mx_align_out lo;
+    mx_accum_in ai;
+    mx_accum_regs q = {acc, 0, 0}, d;
+    mx_accum_out ao;
+    (void)fp32;
+    for (int i = 0; i < cfg->lanes; i++) {
+        mx_decode_in da = {i < n ? a[i] : 0u, cfg->fmt, cfg->fp5_bias};
+        mx_decode_in db = {i < n ? b[i] : 0u, cfg->fmt, cfg->fp5_bias};
+        mx_decode_out oa, ob;
+        mx_decode_comb(&da, &oa);
+        mx_decode_comb(&db, &ob);
+        mx_mul_in mi = {oa.sign_o, oa.sig_o, oa.lsb_o, oa.zero_o, oa.nan_o, oa.inf_o, oa.mode_o,
+                        ob.sign_o, ob.sig_o, ob.lsb_o, ob.zero_o, ob.nan_o, ob.inf_o, ob.mode_o};
+        mx_mul_out mo;
+        mx_mul_comb(&mi, &mo);
+        li.sign_i[i] = mo.sign_o; li.prod_i[i] = mo.prod_o; li.exp_i[i] = mo.exp_o;
+        li.nan_i[i] = mo.nan_o; li.inf_i[i] = mo.inf_o;
+    }
+    mx_align_comb(cfg->lanes, cfg->align_width, &li, &lo);
+    memset(&ai, 0, sizeof ai);
+    ai.en_i = 1; ai.valid_i = 1;
+    ai.sum_i = mx_addtree_comb(cfg->lanes, lo.aligned_o);
+    ai.emax_i = lo.emax_o;
+    ai.a_scale_i = xa; ai.b_scale_i = xb;
+    ai.use_scale_i = cfg->fmt != MX_PE_BF16;
+    ai.nan_i = lo.nan_o; ai.inf_i = lo.inf_o; ai.inf_sign_i = lo.inf_sign_o;
+    mx_accum_comb(cfg->align_width, &ai, &q, &d, &ao);
+    return ao.res_o;
+}
+
+uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8_t *a_scales,
+                   const uint16_t *b_codes, const uint8_t *b_scales, int k,
+                   uint32_t acc_fp32_bits)
+{
+    mx_format fp32;
+    mx_format_lookup("fp32", &fp32);
+    const int L = cfg->lanes;
+    const int guard = cfg->align_width - MX_PE_PROD_W;
+    const int use_scale = cfg->fmt != MX_PE_BF16;
+    const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8;
+    pe_elem lut[256];
+    if (lut_ok)
+        for (uint32_t c = 0; c < 256; c++) lut[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);
+    uint32_t acc = acc_fp32_bits;
+    int32_t p[MX_PE_MAX_LANES], e[MX_PE_MAX_LANES];
+
+    for (int base = 0; base < k; base += L) {
+        const int n = k - base < L ? k - base : L;
+        uint8_t xa = 127, xb = 127;
+        if (use_scale) { xa = a_scales[base / cfg->block]; xb = b_scales[base / cfg->block]; }
+        int special = use_scale && (xa == 0xFF || xb == 0xFF);
+        int emax = 0, any = 0, emin = 0;
+        for (int i = 0; i < n; i++) {
+            pe_elem ea = lut_ok ? lut[a_codes[base + i] & 0xFF] : decode_elem(cfg->fmt, cfg->fp5_bias, a_codes[base + i]);
+            pe_elem eb = lut_ok ? lut[b_codes[base + i] & 0xFF] : decode_elem(cfg->fmt, cfg->fp5_bias, b_codes[base + i]);
+            special |= ea.special | eb.special;
+            p[i] = ea.sig * eb.sig;
+            e[i] = ea.lsb + eb.lsb;
+            if (p[i]) {
+                if (!any) { emax = emin = e[i]; any = 1; }
+                else { if (e[i] > emax) emax = e[i]; if (e[i] < emin) emin = e[i]; }
+            }
+        }
+        if (special) { /* NaN/Inf handling lives in the unit models */
+            acc = group_slow(cfg, &fp32, a_codes + base, b_codes + base, n, xa, xb, acc);
+            continue;
+        }
+        int64_t sum = 0;
+        if (emax - emin <= guard) {  /* exact alignment */
+            for (int i = 0; i < n; i++)
+                if (p[i]) sum += (int64_t)p[i] * ((int64_t)1 << (guard - (emax - e[i])));
+        } else {
+            for (int i = 0; i < n; i++) {
+                int dd = emax - e[i];
+                if (!p[i] || dd >= cfg->align_width) continue;
+                uint64_t mag = (uint64_t)(p[i] < 0 ? -p[i] : p[i]);
+                mag = (mag << guard) >> dd;
+                sum += p[i] < 0 ? -(int64_t)mag : (int64_t)mag;
+            }
+        }
+        int scale = use_scale ? (int)xa + (int)xb - 254 : 0;
+        uint32_t g = mx_accum_group_fp32(&fp32, sum, emax - guard + scale);
+        acc = mx_accum_fp32_add(&fp32, acc, g);
+    }
+    return acc;
+}
