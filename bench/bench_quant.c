@@ -54,7 +54,8 @@ MX_BENCH(quant)
         {"mxfp8_e4m3", MX_ROUND_EVEN, 0, "quant+dequant, RNE (fast path)"},
         {"mxsf", MX_ROUND_EVEN, 0, "quant+dequant, RNE (fast path)"},
         {"mxfp8_e4m3", MX_ROUND_EVEN, 1, "quant+dequant+codes, RNE (generic)"},
-        {"mxsf", MX_ROUND_NEAREST, 0, "quant+dequant, ties away (generic)"},
+        {"mxsf", MX_ROUND_NEAREST, 0, "quant+dequant, ties away (fast path)"},
+        {"mxsf", MX_ROUND_STOCHASTIC, 0, "quant+dequant, stochastic (generic)"},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
         double g = run_quant(rows[i].mx, rows[i].r, x, y, rows[i].codes ? codes : NULL);

@@ -279,8 +279,8 @@ TEST(Block, RandomTensorsMatchSlowReference)
     }
 }
 
-// The RNE quantize-dequantize fast path (no codes requested) against the
-// generic path (codes requested) on the same data, bit for bit.
+// The quantize-dequantize fast path (no codes requested) against the generic
+// path (codes requested) on the same data, bit for bit, in every rounding mode.
 TEST(Block, FastPathEqualsGenericPath)
 {
     uint64_t rng = 77;
@@ -294,8 +294,9 @@ TEST(Block, FastPathEqualsGenericPath)
     x[5] = NAN;
     const char *formats[] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4", "mxfp6_e3m2", "mxfp6_e2m3"};
     for (const char *mx : formats)
-        for (int tile : {0, 8}) {
-            mx_block_spec s = spec(mx, 32);
+        for (int tile : {0, 8})
+        for (mx_round rm : {MX_ROUND_EVEN, MX_ROUND_NEAREST, MX_ROUND_FLOOR}) {
+            mx_block_spec s = spec(mx, 32, rm);
             s.tile_rows = s.tile_cols = tile;
             mx_shape sh = shape({64, 64});
             auto q = quantize(s, sh, x);  // generic (codes requested)
@@ -307,7 +308,7 @@ TEST(Block, FastPathEqualsGenericPath)
                 std::memcpy(&a, &q.deq[i], 4);
                 std::memcpy(&b, &fast[i], 4);
                 ASSERT_TRUE(a == b || (std::isnan(q.deq[i]) && std::isnan(fast[i])))
-                    << mx << " tile " << tile << " x=" << x[i] << " generic " << q.deq[i] << " fast " << fast[i];
+                    << mx << " tile " << tile << " " << mx_round_name(rm) << " x=" << x[i] << " generic " << q.deq[i] << " fast " << fast[i];
             }
         }
 }

@@ -156,47 +156,70 @@ static uint32_t block_amax_bits(const block_view *v, const float *x)
     return m;
 }
 
-/* Fast quantize-dequantize for round-to-nearest-even: y = |x| 2^-se is rounded
- * to its quantum 2^q by the FPU itself, (y + 2^(q+23)) - 2^(q+23), with the
- * constant looked up by y's exponent field; then clamped to max_normal.  Every
- * step is exact but the one RNE addition, so the result equals the generic
- * path (tests/test_block.cpp checks both on the same data). */
+/* Fast quantize-dequantize: y = |x| 2^-se is rounded to its quantum 2^q by
+ * the FPU itself, r = (y + 2^(q+23)) - 2^(q+23) (round to nearest even), the
+ * constant looked up by y's exponent field.  Ties away from zero and floor are
+ * RNE plus an exact correction: d = y - r is exact, a tie shows as d = +q/2
+ * (RNE went down: go up), and floor steps back one quantum when r > y.  Then r
+ * is clamped to max_normal.  Every step but the one RNE addition is exact, so
+ * the result equals the generic path (Block.FastPathEqualsGenericPath). */
 typedef struct {
     float magic[256];  /* 2^(q+23) per FP32 exponent field of y */
     float max_normal;
-} rne_table;
+    mx_round round;
+} fast_table;
 
-static int rne_fast_ok(const mx_block_spec *s)
+static int fast_path_ok(const mx_block_spec *s)
 {
     const mx_format *f = &s->elem;
-    return s->enc.round == MX_ROUND_EVEN && f->bits <= 16 &&
+    return s->enc.round != MX_ROUND_STOCHASTIC && f->bits <= 16 &&
            (f->kind == MX_KIND_FLOAT || f->kind == MX_KIND_INT ||
             (f->kind == MX_KIND_MXSF && f->fp5_bias <= 8));
 }
 
-static void rne_table_init(const mx_format *f, rne_table *t)
+static void fast_table_init(const mx_block_spec *s, fast_table *t)
 {
     for (int ef = 0; ef < 256; ef++)
-        t->magic[ef] = ldexpf(1.0f, mx_quantum_exp(f, ef ? ef - 127 : -127) + 23);
-    t->max_normal = (float)f->max_normal;
+        t->magic[ef] = ldexpf(1.0f, mx_quantum_exp(&s->elem, ef ? ef - 127 : -127) + 23);
+    t->max_normal = (float)s->elem.max_normal;
+    t->round = s->enc.round;
 }
 
-static void rne_block(const rne_table *t, const block_view *v, const float *x, float *deq, int se)
+static inline __attribute__((always_inline)) float fast_round(const fast_table *t, float y, mx_round mode)
 {
-    const float down = ldexpf(1.0f, -se), up = ldexpf(1.0f, se), maxv = t->max_normal;
+    uint32_t yb;
+    memcpy(&yb, &y, sizeof yb);
+    float m = t->magic[yb >> 23];
+    float r = (y + m) - m;
+    if (mode != MX_ROUND_EVEN) {
+        float quantum = m * 0x1p-23f, d = y - r;
+        if (mode == MX_ROUND_NEAREST) r += (d == quantum * 0.5f) ? quantum : 0.0f;
+        else r -= (r > y) ? quantum : 0.0f;
+    }
+    return r < t->max_normal ? r : t->max_normal;
+}
+
+static inline __attribute__((always_inline)) void
+fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, int se, mx_round mode)
+{
+    const float down = ldexpf(1.0f, -se), up = ldexpf(1.0f, se);
     for (size_t r = 0; r < v->rows; r++) {
         const float *xr = x + v->base + r * v->row_stride;
         float *dr = deq + v->base + r * v->row_stride;
         for (size_t c = 0; c < v->cols; c++) {
             float xi = xr[c * v->col_stride];
-            float y = fabsf(xi) * down;
-            uint32_t yb;
-            memcpy(&yb, &y, sizeof yb);
-            float m = t->magic[yb >> 23];
-            float q = (y + m) - m;
-            q = q < maxv ? q : maxv;
-            dr[c * v->col_stride] = copysignf(q, xi) * up;
+            dr[c * v->col_stride] = copysignf(fast_round(t, fabsf(xi) * down, mode), xi) * up;
         }
+    }
+}
+
+/* One specialised loop per rounding mode. */
+static void fast_block(const fast_table *t, const block_view *v, const float *x, float *deq, int se)
+{
+    switch (t->round) {
+    case MX_ROUND_NEAREST: fast_block_mode(t, v, x, deq, se, MX_ROUND_NEAREST); break;
+    case MX_ROUND_FLOOR:   fast_block_mode(t, v, x, deq, se, MX_ROUND_FLOOR); break;
+    default:               fast_block_mode(t, v, x, deq, se, MX_ROUND_EVEN); break;
     }
 }
 
@@ -206,7 +229,7 @@ typedef struct {
     uint16_t *codes;
     uint8_t *scales;
     float *deq;
-    const rne_table *fast; /* non-NULL: deq only, by rne_block */
+    const fast_table *fast; /* non-NULL: deq only, by fast_block */
 } quant_ctx;
 
 static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
@@ -228,7 +251,7 @@ static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
     }
     int se = (int)scale - 127;
     if (q->fast) {
-        rne_block(q->fast, v, q->x, q->deq, se);
+        fast_block(q->fast, v, q->x, q->deq, se);
         return scale;
     }
     mx_encode_opts enc = s->enc;
@@ -301,10 +324,10 @@ int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x
 {
     mx_shape ssh;
     if (mx_block_scale_shape(s, sh, &ssh, err, errlen)) return -1;
-    rne_table fast;
+    fast_table fast;
     quant_ctx q = {s, x, codes, scales, deq, NULL};
-    if (!codes && deq && rne_fast_ok(s)) {
-        rne_table_init(&s->elem, &fast);
+    if (!codes && deq && fast_path_ok(s)) {
+        fast_table_init(s, &fast);
         q.fast = &fast;
     }
     for_each_block(s, sh, quant_one, &q);
