@@ -28,11 +28,24 @@ typedef struct {
 int mx_bdr_lookup(const char *name, mx_bdr_format *out);
 
 /* Quantizes x (shape sh) with blocks of k1 along `axis` (negative counts from
- * the end).  Outputs (each may be NULL): codes (same shape as x; sign-magnitude
- * element, sign in bit mbits), exps (one biased 8-bit shared exponent per
- * block, shape as mx_block_scale_shape with block k1), micro (one bit per
- * sub-block, stored one per byte), deq (dequantized FP32).  A NaN/Inf in a
- * block makes the block's outputs NaN (exps 0xFF).  Returns 0, or -1 with err. */
+ * the end); the last block along the axis may be shorter (a tail), and so may
+ * its last sub-block.  Outputs (each may be NULL):
+ *  codes  same shape as x; sign-magnitude element, sign in bit mbits,
+ *         magnitude M in bits mbits-1..0 (a value rounding to zero keeps its
+ *         sign, as -0);
+ *  exps   one biased 8-bit shared exponent E + 127 per block, shape as
+ *         mx_block_scale_shape with block k1 (x's shape with dim[axis] ->
+ *         ceil(dim[axis] / k1)); E = floor(log2 amax) clamped to >= -127, so an
+ *         all-zero block has 0x00;
+ *  micro  one microexponent u (0 or 1) per sub-block, one per byte, shape x's
+ *         shape with dim[axis] -> ceil(dim[axis] / k2); u = 1 exactly when
+ *         every element of the sub-block is below 2^E (so also for zeros);
+ *  deq    dequantized FP32, (-1)^s * M * 2^(E - u - (mbits - 1)).
+ * Elements round by `round` (even, nearest, floor) and saturate at
+ * M = 2^mbits - 1.  MX_ROUND_STOCHASTIC is rejected: this entry point takes
+ * no RNG state.  A NaN/Inf in a block makes the block NaN: exps 0xFF, codes 0,
+ * micro 0, deq NaN.  Returns 0, or -1 with a message in err (bad axis, bad
+ * format, stochastic rounding). */
 int mx_bdr_quantize(const mx_bdr_format *f, int axis, mx_round round, const mx_shape *sh,
                     const float *x, uint16_t *codes, uint8_t *exps, uint8_t *micro,
                     float *deq, char *err, size_t errlen);
