@@ -1,0 +1,490 @@
+/*
+ * cmd_quant.c — `mxsim quant`: quantize a .npy tensor in any format and write
+ * the dequantized FP32 tensor (plus, on request, the raw element codes and the
+ * scales) as .npy, so results can be compared with numpy/PyTorch tools.
+ *
+ * Four kinds of format, resolved in this order (the name "mxsf" is both an
+ * element and an MX format; it means the MX block format here):
+ *   MX block formats (mx_block_format_lookup)  mxfp8_e4m3 ... mxsf
+ *   BDR formats (mx_bdr_lookup)                mx9 mx6 mx4
+ *   element formats (mx_format_lookup)         fp8_e4m3, bf16, e3m3, ...:
+ *        per-element conversion, no scale; with --per-tensor or
+ *        --per-channel AXIS an FP32 scale (mx_scaled).
+ * Every error is one line on stderr naming the option or file, exit status 2,
+ * and no output file is created (outputs are written to temporary files and
+ * renamed into place only once all of them are written).
+ */
+#include "mxsim_cmd.h"
+#include "npy.h"
+
+#include "formats/mx_bdr.h"
+#include "formats/mx_block.h"
+#include "formats/mx_format.h"
+#include "formats/mx_policy.h"
+#include "formats/mx_scaled.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { QK_ELEMENT, QK_MX, QK_BDR, QK_SCALED } quant_kind;
+
+typedef struct {
+    const char   *format, *in, *out, *codes_path, *scales_path;
+    const char   *block_text;
+    int           block, tile_rows, tile_cols;
+    int           axis, axis_set;
+    const char   *scale_rule_text;
+    mx_scale_rule scale_rule;
+    mx_round      round;
+    int           round_set;
+    uint64_t      seed;
+    mx_overflow   overflow;
+    int           overflow_set;
+    int           fp5_bias, fp5_set;
+    int           per_tensor, per_channel, channel_axis;
+} quant_args;
+
+static void quant_usage(FILE *out)
+{
+    fputs(
+        "usage: mxsim quant --format F [options] IN.npy OUT.npy\n"
+        "\n"
+        "Quantizes IN.npy (float32 or float64, C order) to format F and writes the\n"
+        "dequantized tensor to OUT.npy (float32).\n"
+        "\n"
+        "formats F:\n"
+        "  MX block:  mxfp8_e4m3 mxfp8_e5m2 mxfp6_e3m2 mxfp6_e2m3 mxfp4 mxint8\n"
+        "             mxfp8_e2m5 mxsf        (E8M0 scale per block or tile)\n"
+        "  BDR:       mx9 mx6 mx4            (16-element blocks, 2-element microexponents)\n"
+        "  element:   fp32 bf16 fp16 fp8_e5m2 fp8_e4m3 fp8_e3m4 fp8_e2m5 fp6_e3m2\n"
+        "             fp6_e2m3 fp4_e2m1 int8 e8m0 and any eXmY (1+X+Y <= 16, X <= 8):\n"
+        "             per-element conversion, no scale, unless --per-tensor/--per-channel\n"
+        "\n"
+        "options:\n"
+        "  --block K | RxC       MX block size along --axis (default 32), or RxC 2-D\n"
+        "                        tiles over the last two axes (e.g. 8x8)\n"
+        "  --axis A              axis of 1-D blocks, negative from the end (default -1)\n"
+        "  --scale-rule R        floor (OCP, default) | ceil | even | rceil\n"
+        "  --round M             even (default) | nearest | floor | stochastic\n"
+        "  --seed S              seed of stochastic rounding (default 0)\n"
+        "  --overflow O          saturate (default) | inf_nan (element and per-tensor/\n"
+        "                        per-channel formats; MX and BDR blocks always saturate)\n"
+        "  --fp5-bias B          FP5 bias of mxsf (default 8, range 5..16)\n"
+        "  --per-tensor          element format with one FP32 scale (max/amax)\n"
+        "  --per-channel AXIS    element format with one FP32 scale per index of AXIS\n"
+        "  --codes FILE.npy      raw element codes (uint8 if <= 8 bits, else uint16;\n"
+        "                        uint32 for fp32)\n"
+        "  --scales FILE.npy     E8M0 scales (uint8; BDR: shared exponents) or FP32\n"
+        "                        scales (per-tensor/per-channel)\n"
+        "  --help                this text\n"
+        "\n"
+        "exit status: 0 success, 2 bad usage or input (one error line, no output written)\n",
+        out);
+}
+
+static int quant_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("mxsim quant: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return 2;
+}
+
+static int parse_int(const char *s, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_block(const char *s, quant_args *a)
+{
+    const char *x = strchr(s, 'x');
+    long r, c;
+    if (!x) {
+        if (parse_int(s, 1, 1 << 24, &r) != 0) return -1;
+        a->block = (int)r;
+        a->tile_rows = a->tile_cols = 0;
+        return 0;
+    }
+    char rows[32];
+    size_t n = (size_t)(x - s);
+    if (n == 0 || n >= sizeof rows) return -1;
+    memcpy(rows, s, n);
+    rows[n] = '\0';
+    if (parse_int(rows, 1, 1 << 12, &r) != 0 || parse_int(x + 1, 1, 1 << 12, &c) != 0) return -1;
+    a->tile_rows = (int)r;
+    a->tile_cols = (int)c;
+    return 0;
+}
+
+/* Parses argv into a; returns 0, 1 for --help, or 2 after printing the error. */
+static int parse_quant_args(int argc, char **argv, quant_args *a)
+{
+    const char *pos[2];
+    int npos = 0, options_done = 0;
+    memset(a, 0, sizeof *a);
+    a->block = 32;
+    a->axis = -1;
+    a->fp5_bias = MX_MXSF_FP5_BIAS_DEFAULT;
+
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (options_done || arg[0] != '-' || arg[1] == '\0') {
+            if (npos == 2) return quant_fail("unexpected argument '%s' (need exactly IN.npy OUT.npy)", arg);
+            pos[npos++] = arg;
+            continue;
+        }
+        if (!strcmp(arg, "--")) { options_done = 1; continue; }
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) return 1;
+        if (!strcmp(arg, "--per-tensor")) { a->per_tensor = 1; continue; }
+
+        /* Every other option takes a value: "--opt VALUE" or "--opt=VALUE". */
+        char name[40];
+        const char *val = NULL;
+        const char *eq = strchr(arg, '=');
+        size_t nlen = eq ? (size_t)(eq - arg) : strlen(arg);
+        if (nlen >= sizeof name) return quant_fail("unknown option '%s'", arg);
+        memcpy(name, arg, nlen);
+        name[nlen] = '\0';
+        static const char *known[] = {"--format", "--block", "--axis", "--scale-rule", "--round",
+                                      "--seed", "--overflow", "--fp5-bias", "--codes", "--scales",
+                                      "--per-channel"};
+        int is_known = 0;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            if (!strcmp(name, known[k])) is_known = 1;
+        if (!is_known) return quant_fail("unknown option '%s' (see mxsim quant --help)", name);
+        if (eq) val = eq + 1;
+        else if (i + 1 < argc) val = argv[++i];
+        else return quant_fail("option %s needs a value", name);
+        if (val[0] == '\0') return quant_fail("option %s needs a value", name);
+
+        long v;
+        if (!strcmp(name, "--format")) a->format = val;
+        else if (!strcmp(name, "--codes")) a->codes_path = val;
+        else if (!strcmp(name, "--scales")) a->scales_path = val;
+        else if (!strcmp(name, "--block")) {
+            a->block_text = val;
+            if (parse_block(val, a) != 0)
+                return quant_fail("--block: '%s' is not a block size K >= 1 or a tile RxC with R, C >= 1", val);
+        } else if (!strcmp(name, "--axis")) {
+            if (parse_int(val, -MX_MAX_DIMS, MX_MAX_DIMS - 1, &v) != 0)
+                return quant_fail("--axis: '%s' is not an axis (integer in [%d, %d])", val, -MX_MAX_DIMS,
+                                  MX_MAX_DIMS - 1);
+            a->axis = (int)v;
+            a->axis_set = 1;
+        } else if (!strcmp(name, "--per-channel")) {
+            if (parse_int(val, -MX_MAX_DIMS, MX_MAX_DIMS - 1, &v) != 0)
+                return quant_fail("--per-channel: '%s' is not an axis (integer in [%d, %d])", val,
+                                  -MX_MAX_DIMS, MX_MAX_DIMS - 1);
+            a->per_channel = 1;
+            a->channel_axis = (int)v;
+        } else if (!strcmp(name, "--scale-rule")) {
+            a->scale_rule_text = val;
+            if (mx_scale_rule_parse(val, &a->scale_rule) != 0)
+                return quant_fail("--scale-rule: unknown rule '%s' (floor, ceil, even, rceil)", val);
+        } else if (!strcmp(name, "--round")) {
+            a->round_set = 1;
+            if (mx_round_parse(val, &a->round) != 0)
+                return quant_fail("--round: unknown mode '%s' (even, nearest, floor, stochastic)", val);
+        } else if (!strcmp(name, "--overflow")) {
+            a->overflow_set = 1;
+            if (mx_overflow_parse(val, &a->overflow) != 0)
+                return quant_fail("--overflow: unknown policy '%s' (saturate, inf_nan)", val);
+        } else if (!strcmp(name, "--fp5-bias")) {
+            if (parse_int(val, MX_MXSF_FP5_BIAS_MIN, MX_MXSF_FP5_BIAS_MAX, &v) != 0)
+                return quant_fail("--fp5-bias: '%s' is not an integer in [%d, %d]", val,
+                                  MX_MXSF_FP5_BIAS_MIN, MX_MXSF_FP5_BIAS_MAX);
+            a->fp5_bias = (int)v;
+            a->fp5_set = 1;
+        } else if (!strcmp(name, "--seed")) {
+            char *end;
+            errno = 0;
+            unsigned long long s = strtoull(val, &end, 0);
+            if (val[0] == '-' || end == val || *end != '\0' || errno == ERANGE)
+                return quant_fail("--seed: '%s' is not an unsigned 64-bit integer", val);
+            a->seed = (uint64_t)s;
+        }
+    }
+    if (!a->format) return quant_fail("missing --format (see mxsim quant --help)");
+    if (npos < 2) return quant_fail("need IN.npy and OUT.npy (see mxsim quant --help)");
+    a->in = pos[0];
+    a->out = pos[1];
+    if (a->per_tensor && a->per_channel) return quant_fail("--per-tensor and --per-channel exclude each other");
+    if ((a->codes_path && !strcmp(a->codes_path, a->out)) ||
+        (a->scales_path && !strcmp(a->scales_path, a->out)) ||
+        (a->codes_path && a->scales_path && !strcmp(a->codes_path, a->scales_path)))
+        return quant_fail("OUT.npy, --codes and --scales must be different files");
+    if ((a->codes_path && !strcmp(a->codes_path, a->in)) || (a->scales_path && !strcmp(a->scales_path, a->in)))
+        return quant_fail("--codes/--scales must not overwrite the input %s", a->in);
+    return 0;
+}
+
+static npy_dtype code_dtype(int bits)
+{
+    return bits <= 8 ? NPY_U8 : bits <= 16 ? NPY_U16 : NPY_U32;
+}
+
+/* Narrows 32-bit codes in place to the width of dtype (little helper for the
+ * writer, which reads elements of the dtype's size). */
+static void narrow_codes32(uint32_t *c, size_t n, npy_dtype t)
+{
+    if (t == NPY_U8) {
+        uint8_t *d = (uint8_t *)c;
+        for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c[i];
+    } else if (t == NPY_U16) {
+        uint16_t *d = (uint16_t *)c;
+        for (size_t i = 0; i < n; i++) d[i] = (uint16_t)c[i];
+    }
+}
+
+static void narrow_codes16(uint16_t *c, size_t n, npy_dtype t)
+{
+    if (t == NPY_U8) {
+        uint8_t *d = (uint8_t *)c;
+        for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c[i];
+    }
+}
+
+static size_t shape_count(const mx_shape *sh)
+{
+    size_t n = 1;
+    for (int i = 0; i < sh->ndim; i++) n *= sh->dim[i];
+    return n;
+}
+
+/* Checks that axis names a dimension of sh. */
+static int check_axis(const char *opt, int axis, const mx_shape *sh, const char *in)
+{
+    if (sh->ndim == 0) return quant_fail("%s: %s is a rank-0 (scalar) tensor: it has no axis to block or scale along", opt, in);
+    if (axis < -sh->ndim || axis >= sh->ndim)
+        return quant_fail("%s: axis %d is out of range for %s of rank %d", opt, axis, in, sh->ndim);
+    return 0;
+}
+
+typedef struct {
+    const char *path;
+    npy_dtype   dtype;
+    mx_shape    shape;
+    const void *data;
+} pending_output;
+
+/* Writes every output to a temporary file, then renames them all into place;
+ * on any failure no output remains. */
+static int write_outputs(const pending_output *o, int n)
+{
+    char tmp[3][NPY_TMP_PATH_MAX];
+    char err[512];
+    for (int i = 0; i < n; i++) {
+        if (npy_write_tmp(o[i].path, o[i].dtype, &o[i].shape, o[i].data, tmp[i], err, sizeof err) != 0) {
+            for (int j = 0; j < i; j++) npy_discard(tmp[j]);
+            return quant_fail("%s", err);
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        if (npy_commit(tmp[i], o[i].path, err, sizeof err) != 0) {
+            for (int j = i + 1; j < n; j++) npy_discard(tmp[j]);
+            for (int j = 0; j < i; j++) remove(o[j].path);
+            return quant_fail("%s", err);
+        }
+    }
+    return 0;
+}
+
+int mxsim_cmd_quant(int argc, char **argv)
+{
+    quant_args a;
+    int rc = parse_quant_args(argc, argv, &a);
+    if (rc == 1) { quant_usage(stdout); return 0; }
+    if (rc) return rc;
+
+    /* Resolve the format and reject options that do not apply to its kind. */
+    quant_kind kind;
+    mx_format elem;
+    mx_bdr_format bdr;
+    memset(&bdr, 0, sizeof bdr);
+    if (mx_block_format_lookup(a.format, &elem) == 0) kind = QK_MX;
+    else if (mx_bdr_lookup(a.format, &bdr) == 0) kind = QK_BDR;
+    else if (mx_format_lookup(a.format, &elem) == 0) kind = (a.per_tensor || a.per_channel) ? QK_SCALED : QK_ELEMENT;
+    else return quant_fail("--format: unknown format '%s' (see mxsim quant --help)", a.format);
+
+    if (a.fp5_set) {
+        if (kind == QK_BDR || elem.kind != MX_KIND_MXSF)
+            return quant_fail("--fp5-bias applies only to --format mxsf, not '%s'", a.format);
+        if (mx_format_mxsf(a.fp5_bias, &elem) != 0)
+            return quant_fail("--fp5-bias: %d is outside [%d, %d]", a.fp5_bias, MX_MXSF_FP5_BIAS_MIN,
+                              MX_MXSF_FP5_BIAS_MAX);
+    }
+    if ((a.per_tensor || a.per_channel) && kind != QK_SCALED)
+        return quant_fail("--%s applies only to element formats (e.g. fp8_e4m3), not '%s'",
+                          a.per_tensor ? "per-tensor" : "per-channel", a.format);
+    if (kind == QK_ELEMENT || kind == QK_SCALED) {
+        const char *what = kind == QK_ELEMENT ? "per-element format" : "per-tensor/per-channel scaling";
+        if (a.block_text) return quant_fail("--block does not apply to %s '%s' (no blocks)", what, a.format);
+        if (a.axis_set)
+            return quant_fail("--axis does not apply to %s '%s'%s", what, a.format,
+                              kind == QK_SCALED ? " (use --per-channel AXIS)" : "");
+        if (a.scale_rule_text) return quant_fail("--scale-rule does not apply to %s '%s'", what, a.format);
+        if (kind == QK_ELEMENT && a.scales_path)
+            return quant_fail("--scales: per-element format '%s' has no scales", a.format);
+    } else {
+        if (a.overflow_set && a.overflow != MX_OVERFLOW_SATURATE)
+            return quant_fail("--overflow inf_nan does not apply to '%s': MX and BDR blocks always saturate", a.format);
+    }
+    if (kind == QK_BDR) {
+        if (a.scale_rule_text) return quant_fail("--scale-rule does not apply to '%s' (BDR shared exponent is floor(log2 amax))", a.format);
+        if (a.block_text && (a.tile_rows || a.block != bdr.k1))
+            return quant_fail("--block: '%s' has fixed 1-D blocks of %d", a.format, bdr.k1);
+        if (a.round == MX_ROUND_STOCHASTIC)
+            return quant_fail("--round stochastic is not supported for '%s'", a.format);
+    }
+    if (kind == QK_MX && a.tile_rows && a.axis_set)
+        return quant_fail("--axis does not apply to 2-D tiles (--block %s covers the last two axes)", a.block_text);
+
+    /* Read the input. */
+    mx_shape sh;
+    float *x = NULL;
+    char err[512];
+    if (npy_read_f32(a.in, &sh, &x, err, sizeof err) != 0) return quant_fail("%s", err);
+    size_t n = shape_count(&sh);
+    size_t nalloc = n ? n : 1;
+
+    if (kind == QK_MX || kind == QK_BDR) {
+        if (kind == QK_MX && a.tile_rows) {
+            if (sh.ndim < 2) {
+                free(x);
+                return quant_fail("--block %s: 2-D tiles need a tensor of rank >= 2; %s has rank %d",
+                                  a.block_text, a.in, sh.ndim);
+            }
+        } else if (check_axis("--axis", a.axis, &sh, a.in) != 0) {
+            free(x);
+            return 2;
+        }
+    }
+    if (kind == QK_SCALED && a.per_channel && check_axis("--per-channel", a.channel_axis, &sh, a.in) != 0) {
+        free(x);
+        return 2;
+    }
+    if (kind == QK_SCALED) {
+        for (size_t i = 0; i < n; i++)
+            if (!isfinite(x[i])) {
+                double v = x[i];
+                free(x);
+                return quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
+                                  "FP32 scaling needs finite data", a.in, v, i);
+            }
+    }
+
+    uint64_t rng = a.seed;
+    mx_encode_opts enc = {a.round, a.overflow, &rng};
+    float *deq = malloc(nalloc * sizeof *deq);
+    void *codes = malloc(nalloc * sizeof(uint32_t));
+    void *scales = NULL;
+    mx_shape scale_shape = {0, {0}};
+    npy_dtype codes_dtype = NPY_U8, scales_dtype = NPY_U8;
+    size_t nan_blocks = 0, invalid = 0;
+    int status = 0;
+    if (!deq || !codes) { status = quant_fail("out of memory (%zu elements)", n); goto done; }
+
+    if (kind == QK_ELEMENT) {
+        uint32_t *c = codes;
+        for (size_t i = 0; i < n; i++) {
+            c[i] = mx_encode(&elem, x[i], &enc, NULL);
+            deq[i] = mx_decode_f32(&elem, c[i]);
+            if ((isnan(x[i]) && !isnan(deq[i])) || (isinf(x[i]) && !isinf(deq[i]))) invalid++;
+        }
+        codes_dtype = code_dtype(elem.bits);
+        narrow_codes32(c, n, codes_dtype);
+    } else if (kind == QK_MX) {
+        mx_block_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.elem = elem;
+        spec.block = a.block;
+        spec.axis = a.axis;
+        spec.tile_rows = a.tile_rows;
+        spec.tile_cols = a.tile_cols;
+        spec.scale_rule = a.scale_rule;
+        spec.enc = enc;
+        spec.enc.overflow = MX_OVERFLOW_SATURATE;
+        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0) {
+            status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
+            goto done;
+        }
+        size_t ns = shape_count(&scale_shape);
+        scales = malloc(ns ? ns : 1);
+        if (!scales) { status = quant_fail("out of memory"); goto done; }
+        if (n && mx_block_quantize(&spec, &sh, x, codes, scales, deq, err, sizeof err) != 0) {
+            status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
+            goto done;
+        }
+        for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
+        codes_dtype = code_dtype(elem.bits);
+        narrow_codes16(codes, n, codes_dtype);
+    } else if (kind == QK_BDR) {
+        mx_block_spec spec;
+        memset(&spec, 0, sizeof spec);
+        spec.elem = elem;
+        spec.block = bdr.k1;
+        spec.axis = a.axis;
+        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0) {
+            status = quant_fail("%s: %s: %s", a.format, a.in, err);
+            goto done;
+        }
+        size_t ns = shape_count(&scale_shape);
+        scales = malloc(ns ? ns : 1);
+        if (!scales) { status = quant_fail("out of memory"); goto done; }
+        if (n && mx_bdr_quantize(&bdr, a.axis, a.round, &sh, x, codes, scales, NULL, deq, err,
+                                 sizeof err) != 0) {
+            status = quant_fail("%s: %s: %s", a.format, a.in, err);
+            goto done;
+        }
+        for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
+        codes_dtype = code_dtype(bdr.mbits + 1);
+        narrow_codes16(codes, n, codes_dtype);
+    } else {
+        scale_shape.ndim = 1;
+        if (a.per_tensor) scale_shape.dim[0] = 1;
+        else scale_shape.dim[0] = sh.dim[a.channel_axis < 0 ? a.channel_axis + sh.ndim : a.channel_axis];
+        size_t ns = shape_count(&scale_shape);
+        scales = malloc((ns ? ns : 1) * sizeof(float));
+        scales_dtype = NPY_F32;
+        if (!scales) { status = quant_fail("out of memory"); goto done; }
+        if (n && mx_scaled_quantize(&elem, &enc, a.per_tensor, a.channel_axis, &sh, x, codes, scales, deq,
+                                    err, sizeof err) != 0) {
+            status = quant_fail("%s: %s", a.in, err);
+            goto done;
+        }
+        if (!n) for (size_t i = 0; i < ns; i++) ((float *)scales)[i] = 1.0f;
+        codes_dtype = code_dtype(elem.bits);
+        narrow_codes16(codes, n, codes_dtype);
+    }
+
+    pending_output outs[3];
+    int nout = 0;
+    outs[nout++] = (pending_output){a.out, NPY_F32, sh, deq};
+    if (a.codes_path) outs[nout++] = (pending_output){a.codes_path, codes_dtype, sh, codes};
+    if (a.scales_path) outs[nout++] = (pending_output){a.scales_path, scales_dtype, scale_shape, scales};
+    status = write_outputs(outs, nout);
+    if (status == 0 && nan_blocks)
+        fprintf(stderr, "mxsim quant: warning: %s: %zu block(s) contain NaN/Inf and were quantized to NaN "
+                "(scale 0xFF)\n", a.in, nan_blocks);
+    if (status == 0 && invalid)
+        fprintf(stderr, "mxsim quant: warning: %s: %zu NaN/Inf value(s) have no such code in %s and were "
+                "encoded per mx_policy.h (NaN -> +0 or NaN code, Inf -> +-max or NaN)\n", a.in, invalid, elem.name);
+done:
+    free(x);
+    free(deq);
+    free(codes);
+    free(scales);
+    return status;
+}
