@@ -457,7 +457,9 @@ TEST(Cli, QsnrProperties)
     EXPECT_LT(g("mxfp4"), g("mxfp6_e2m3"));
     EXPECT_LT(g("mxfp4"), g("mxfp6_e3m2"));
     EXPECT_LT(g("mxfp6_e3m2"), g("mxfp6_e2m3"));  // same width, one more mantissa bit
-    EXPECT_LT(g("mxfp6_e2m3"), g("mxfp8_e4m3"));
+    // E2M3 and E4M3 both keep 3 mantissa bits: about the same QSNR (they differ
+    // only in saturation under the floor rule and in the subnormal range).
+    EXPECT_NEAR(g("mxfp6_e2m3"), g("mxfp8_e4m3"), 1.5);
     EXPECT_LT(g("mxfp8_e5m2"), g("mxfp8_e4m3"));
     EXPECT_LT(g("mxfp8_e4m3"), g("mxfp8_e2m5"));
     EXPECT_LT(g("mx4"), g("mx6"));
@@ -468,9 +470,13 @@ TEST(Cli, QsnrProperties)
     EXPECT_GT(g("mx9") - g("mxfp8_e4m3"), 8.0);
     EXPECT_GT(g("mx6"), g("mxfp8_e5m2"));
     EXPECT_LT(g("mx6"), g("mxfp8_e4m3"));
-    // Block scaling follows per-block variance; one per-tensor scale cannot.
-    EXPECT_GT(t["mxfp8_e4m3"]["block_gaussian"].first, t["fp8_e4m3/tensor"]["block_gaussian"].first + 3.0);
+    // Block scaling follows per-block variance: QSNR on block_gaussian is that
+    // of gaussian.  One per-tensor scale cannot: with sigma spanning 10^6
+    // (~20 binades > E4M3's 17.8), the quietest blocks fall below the smallest
+    // subnormal and flush to zero (relative error exactly 1).  Global QSNR
+    // hides that (it is energy-weighted, dominated by the loudest blocks).
     EXPECT_NEAR(t["mxfp8_e4m3"]["block_gaussian"].first, g("mxfp8_e4m3"), 2.0);
+    EXPECT_EQ(t["fp8_e4m3/tensor"]["block_gaussian"].second, 1.0);
 
     // Deterministic for a seed, different for another.
     std::string csv2 = dir.file("q2.csv"), csv3 = dir.file("q3.csv");
