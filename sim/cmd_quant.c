@@ -328,6 +328,9 @@ int mxsim_cmd_quant(int argc, char **argv)
     if ((a.per_tensor || a.per_channel) && kind != QK_SCALED)
         return quant_fail("--%s applies only to element formats (e.g. fp8_e4m3), not '%s'",
                           a.per_tensor ? "per-tensor" : "per-channel", a.format);
+    if (kind == QK_SCALED && elem.bits > 16)
+        return quant_fail("--%s: '%s' has %d-bit codes; scaled formats take at most 16 bits",
+                          a.per_tensor ? "per-tensor" : "per-channel", a.format, elem.bits);
     if (kind == QK_ELEMENT || kind == QK_SCALED) {
         const char *what = kind == QK_ELEMENT ? "per-element format" : "per-tensor/per-channel scaling";
         if (a.block_text) return quant_fail("--block does not apply to %s '%s' (no blocks)", what, a.format);

@@ -353,6 +353,8 @@ TEST(Cli, QuantOptionErrors)
         {{"--format", "mx9", "--scale-rule", "ceil", in1, out}, "--scale-rule"},
         {{"--format", "mx9", "--block", "32", in1, out}, "--block"},
         {{"--format", "mxfp4", "--codes", out, in1, out}, "--codes"},
+        {{"--format", "fp32", "--per-tensor", in1, out}, "--per-tensor"},
+        {{"--format", "e8m0", "--per-tensor", in1, out}, "unsigned"},
     };
     for (const Case &c : cases) {
         std::vector<std::string> args = c.args;
