@@ -15,6 +15,8 @@ typedef struct {
 static const mxsim_command commands[] = {
     {"quant", mxsim_cmd_quant, "quantize/dequantize .npy tensors in any format"},
     {"qsnr",  mxsim_cmd_qsnr,  "table of quantization error (QSNR) per format"},
+    {"run",   mxsim_cmd_run,   "run a GEMM trace on an accelerator config: cycles, energy, reports"},
+    {"import-scalesim", mxsim_cmd_import_scalesim, "convert a SCALE-Sim config + topology to ours"},
 };
 
 static void usage(FILE *out)

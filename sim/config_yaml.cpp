@@ -1,0 +1,338 @@
+// config_yaml.cpp — thin yaml-cpp layer filling mx_arch_config and
+// mx_energy_table.  Every node carries its line (YAML::Mark), so every error
+// names file, line and dotted key.
+#include "config_yaml.h"
+
+// GCC 12 reports a false -Wdangling-pointer inside yaml-cpp's Node assignment
+// (node/impl.h); the warning is silenced for the library's header only.
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdangling-pointer"
+#endif
+#include <yaml-cpp/yaml.h>
+#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic pop
+#endif
+
+#include <cerrno>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <string>
+
+namespace {
+
+struct load_error {
+    std::string msg;
+};
+
+[[noreturn]] void bad(const std::string &file, const YAML::Node &n, const std::string &key,
+                      const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
+    std::string m = file + ":" + std::to_string(line) + ": key '" + key + "': " + buf;
+    throw load_error{m};
+}
+
+std::string scalar(const std::string &file, const YAML::Node &n, const std::string &key)
+{
+    if (!n.IsScalar()) bad(file, n, key, "expected a scalar value");
+    return n.Scalar();
+}
+
+long long get_int(const std::string &file, const YAML::Node &n, const std::string &key,
+                  long long lo, long long hi)
+{
+    std::string s = scalar(file, n, key);
+    char *end = nullptr;
+    errno = 0;
+    long long v = strtoll(s.c_str(), &end, 10);
+    if (s.empty() || *end || errno)
+        bad(file, n, key, "not an integer: '%s'", s.c_str());
+    if (v < lo || v > hi) bad(file, n, key, "must be %lld..%lld, got %lld", lo, hi, v);
+    return v;
+}
+
+double get_num(const std::string &file, const YAML::Node &n, const std::string &key, double lo,
+               double hi)
+{
+    std::string s = scalar(file, n, key);
+    char *end = nullptr;
+    errno = 0;
+    double v = strtod(s.c_str(), &end);
+    if (s.empty() || *end || errno || !std::isfinite(v))
+        bad(file, n, key, "not a number: '%s'", s.c_str());
+    if (v < lo || v > hi) bad(file, n, key, "must be %g..%g, got %g", lo, hi, v);
+    return v;
+}
+
+int get_bool(const std::string &file, const YAML::Node &n, const std::string &key)
+{
+    std::string s = scalar(file, n, key);
+    if (s == "true" || s == "yes" || s == "on") return 1;
+    if (s == "false" || s == "no" || s == "off") return 0;
+    bad(file, n, key, "must be true or false, got '%s'", s.c_str());
+}
+
+void get_str(const std::string &file, const YAML::Node &n, const std::string &key, char *dst,
+             size_t cap)
+{
+    std::string s = scalar(file, n, key);
+    if (s.empty() || s.size() >= cap) bad(file, n, key, "must be 1..%zu characters", cap - 1);
+    memcpy(dst, s.c_str(), s.size() + 1);
+}
+
+void get_format(const std::string &file, const YAML::Node &n, const std::string &key,
+                const mx_arch_config *c, char *dst)
+{
+    get_str(file, n, key, dst, MX_FORMAT_NAME_MAX);
+    mx_operand_fmt f;
+    if (mx_operand_fmt_resolve(c, dst, &f) != 0)
+        bad(file, n, key, "unknown format '%s' (MX: mxsf, mxfp8_e4m3, mxfp8_e5m2, mxfp8_e2m5, "
+                          "mxint8, ...; plain: bf16, fp16, fp32, fp8_e4m3, ...)", dst);
+}
+
+using setter = std::function<void(const YAML::Node &, const std::string &)>;
+
+// The key table: dotted key -> setter.  Used by the file loader and by
+// --set overrides alike.
+std::map<std::string, setter> key_table(const std::string &file, mx_arch_config *c)
+{
+    std::map<std::string, setter> t;
+    const std::string f = file;
+    t["name"] = [=](const YAML::Node &n, const std::string &k) { get_str(f, n, k, c->name, sizeof c->name); };
+    t["arch.rows"] = [=](const YAML::Node &n, const std::string &k) { c->rows = (int)get_int(f, n, k, 1, 1024); };
+    t["arch.cols"] = [=](const YAML::Node &n, const std::string &k) { c->cols = (int)get_int(f, n, k, 1, 1024); };
+    t["arch.lanes"] = [=](const YAML::Node &n, const std::string &k) { c->lanes = (int)get_int(f, n, k, 1, 64); };
+    t["arch.dataflow"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string s = scalar(f, n, k);
+        if (mx_dataflow_parse(s.c_str(), &c->dataflow)) bad(f, n, k, "must be os, ws or is, got '%s'", s.c_str());
+    };
+    t["arch.pe_pipeline_depth"] = [=](const YAML::Node &n, const std::string &k) { c->pe_pipeline_depth = (int)get_int(f, n, k, 1, 64); };
+    t["arch.fold_overlap"] = [=](const YAML::Node &n, const std::string &k) { c->fold_overlap = get_bool(f, n, k); };
+    t["arch.scalesim_compat"] = [=](const YAML::Node &n, const std::string &k) { c->scalesim_compat = get_bool(f, n, k); };
+    t["arch.clock_ghz"] = [=](const YAML::Node &n, const std::string &k) { c->clock_ghz = get_num(f, n, k, 0.001, 100); };
+    t["format.a"] = [=](const YAML::Node &n, const std::string &k) { get_format(f, n, k, c, c->a_format); };
+    t["format.b"] = [=](const YAML::Node &n, const std::string &k) { get_format(f, n, k, c, c->b_format); };
+    t["format.out"] = [=](const YAML::Node &n, const std::string &k) { get_format(f, n, k, c, c->out_format); };
+    t["format.block"] = [=](const YAML::Node &n, const std::string &k) { c->block_size = (int)get_int(f, n, k, 1, 1024); };
+    t["format.tile"] = [=](const YAML::Node &n, const std::string &k) {
+        if (n.IsScalar() && (n.Scalar() == "none" || n.Scalar() == "null" || n.Scalar() == "~")) {
+            c->tile_rows = c->tile_cols = 0;
+            return;
+        }
+        if (!n.IsSequence() || n.size() != 2) bad(f, n, k, "must be [rows, cols] or none");
+        c->tile_rows = (int)get_int(f, n[0], k, 1, 64);
+        c->tile_cols = (int)get_int(f, n[1], k, 1, 64);
+    };
+    t["format.scale_rule"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string s = scalar(f, n, k);
+        if (mx_scale_rule_parse(s.c_str(), &c->scale_rule)) bad(f, n, k, "must be floor, ceil, even or rceil, got '%s'", s.c_str());
+    };
+    t["format.round"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string s = scalar(f, n, k);
+        if (mx_round_parse(s.c_str(), &c->round) || c->round == MX_ROUND_STOCHASTIC)
+            bad(f, n, k, "must be even, nearest or floor, got '%s'", s.c_str());
+    };
+    t["format.mxsf_fp5_bias"] = [=](const YAML::Node &n, const std::string &k) { c->mxsf_fp5_bias = (int)get_int(f, n, k, 5, 16); };
+    t["format.align_width"] = [=](const YAML::Node &n, const std::string &k) { c->align_width = (int)get_int(f, n, k, 16, 56); };
+    t["format.mxsf_wide_fraction"] = [=](const YAML::Node &n, const std::string &k) { c->mxsf_wide_fraction = get_num(f, n, k, 0, 1); };
+    const char *ops[3] = {"a", "b", "out"};
+    for (int i = 0; i < 3; i++) {
+        std::string p = std::string("memory.sram_") + ops[i];
+        t[p + ".kib"] = [=](const YAML::Node &n, const std::string &k) { c->sram[i].kib = get_num(f, n, k, 0.25, 1048576); };
+        t[p + ".banks"] = [=](const YAML::Node &n, const std::string &k) { c->sram[i].banks = (int)get_int(f, n, k, 1, 1024); };
+        t[p + ".bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->sram[i].bytes_per_cycle = (int)get_int(f, n, k, 1, 65536); };
+    }
+    t["memory.double_buffer"] = [=](const YAML::Node &n, const std::string &k) { c->double_buffer = get_bool(f, n, k); };
+    t["memory.dram_bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->dram_bytes_per_cycle = get_num(f, n, k, 0.001, 1e6); };
+    t["memory.dram_latency"] = [=](const YAML::Node &n, const std::string &k) { c->dram_latency = (int)get_int(f, n, k, 0, 1000000); };
+    t["memory.ideal"] = [=](const YAML::Node &n, const std::string &k) { c->ideal_memory = get_bool(f, n, k); };
+    t["rqu.elements_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->rqu_elements_per_cycle = (int)get_int(f, n, k, 1, 65536); };
+    t["training.requant"] = [=](const YAML::Node &n, const std::string &k) { c->train_requant = get_bool(f, n, k); };
+    t["functional.max_macs"] = [=](const YAML::Node &n, const std::string &k) { c->functional_max_macs = get_int(f, n, k, 1, 1LL << 50); };
+    t["energy.table"] = [=](const YAML::Node &n, const std::string &k) { get_str(f, n, k, c->energy_table, sizeof c->energy_table); };
+    return t;
+}
+
+void walk(const std::string &file, const YAML::Node &map, const std::string &prefix,
+          std::map<std::string, setter> &table, std::map<std::string, YAML::Node> &seen)
+{
+    if (!map.IsMap()) bad(file, map, prefix.empty() ? "(top level)" : prefix, "expected a mapping");
+    for (auto it = map.begin(); it != map.end(); ++it) {
+        std::string k = it->first.as<std::string>();
+        std::string full = prefix.empty() ? k : prefix + "." + k;
+        if (table.count(full)) {
+            if (seen.count(full)) bad(file, it->first, full, "duplicate key");
+            seen[full] = it->second;
+            table[full](it->second, full);
+            continue;
+        }
+        bool is_section = false;
+        for (auto &e : table)
+            if (e.first.compare(0, full.size() + 1, full + ".") == 0) { is_section = true; break; }
+        if (is_section) {
+            walk(file, it->second, full, table, seen);
+            continue;
+        }
+        bad(file, it->first, full, "unknown key");
+    }
+}
+
+std::string dirname_of(const std::string &p)
+{
+    size_t s = p.find_last_of('/');
+    return s == std::string::npos ? std::string(".") : p.substr(0, s);
+}
+
+void copy_err(char *err, size_t errlen, const std::string &m)
+{
+    if (err && errlen) snprintf(err, errlen, "%s", m.c_str());
+}
+
+} // namespace
+
+extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_path, char *err,
+                              size_t errlen)
+{
+    mx_arch_config_default(c);
+    std::string file(path);
+    try {
+        YAML::Node root;
+        try {
+            root = YAML::LoadFile(file);
+        } catch (const YAML::BadFile &) {
+            throw load_error{file + ": cannot open the file"};
+        } catch (const YAML::ParserException &e) {
+            throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
+        }
+        if (!root.IsDefined() || root.IsNull()) throw load_error{file + ":1: empty configuration"};
+        auto table = key_table(file, c);
+        std::map<std::string, YAML::Node> seen;
+        walk(file, root, "", table, seen);
+        char cerr[400];
+        if (mx_arch_config_check(c, cerr, sizeof cerr) != 0) {
+            // find the line of the key named in the message
+            int line = 1;
+            const char *q = strstr(cerr, "key '");
+            if (q) {
+                std::string key(q + 5, strcspn(q + 5, "'"));
+                auto it = seen.find(key);
+                if (it != seen.end()) line = it->second.Mark().line + 1;
+            }
+            throw load_error{file + ":" + std::to_string(line) + ": " + cerr};
+        }
+        if (energy_path) {
+            std::string e = c->energy_table;
+            if (!e.empty() && e[0] != '/') e = dirname_of(file) + "/" + e;
+            if (e.size() >= MX_ARCH_PATH_MAX) throw load_error{file + ": energy table path too long"};
+            snprintf(energy_path, MX_ARCH_PATH_MAX, "%s", e.c_str());
+        }
+    } catch (const load_error &e) {
+        copy_err(err, errlen, e.msg);
+        return -1;
+    } catch (const YAML::Exception &e) {
+        copy_err(err, errlen, file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int mx_config_override(mx_arch_config *c, const char *assignment, char *err,
+                                  size_t errlen)
+{
+    const char *eq = strchr(assignment, '=');
+    std::string key = eq ? std::string(assignment, eq - assignment) : std::string(assignment);
+    try {
+        if (!eq) throw load_error{std::string("--set '") + assignment + "': expected KEY=VALUE"};
+        auto table = key_table("--set", c);
+        auto it = table.find(key);
+        if (it == table.end()) throw load_error{"--set: key '" + key + "': unknown key"};
+        YAML::Node v = YAML::Load(eq + 1);
+        it->second(v, key);
+        char cerr[400];
+        if (mx_arch_config_check(c, cerr, sizeof cerr) != 0) throw load_error{std::string("--set: ") + cerr};
+    } catch (const load_error &e) {
+        copy_err(err, errlen, e.msg);
+        return -1;
+    } catch (const YAML::Exception &e) {
+        copy_err(err, errlen, "--set: key '" + key + "': " + e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, size_t errlen)
+{
+    memset(t, 0, sizeof *t);
+    std::string file(path);
+    snprintf(t->path, sizeof t->path, "%s", path);
+    try {
+        YAML::Node root;
+        try {
+            root = YAML::LoadFile(file);
+        } catch (const YAML::BadFile &) {
+            throw load_error{file + ": cannot open the energy table"};
+        } catch (const YAML::ParserException &e) {
+            throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
+        }
+        if (!root.IsMap()) throw load_error{file + ":1: expected a mapping with 'entries'"};
+        for (auto it = root.begin(); it != root.end(); ++it) {
+            std::string k = it->first.as<std::string>();
+            if (k != "name" && k != "description" && k != "entries")
+                bad(file, it->first, k, "unknown key (expected name, description, entries)");
+        }
+        YAML::Node entries = root["entries"];
+        if (!entries.IsDefined() || !entries.IsMap())
+            bad(file, root, "entries", "missing or not a mapping");
+        for (auto it = entries.begin(); it != entries.end(); ++it) {
+            std::string k = it->first.as<std::string>();
+            std::string full = "entries." + k;
+            if (k.size() >= MX_ENERGY_KEY_MAX) bad(file, it->first, full, "name too long");
+            if (t->n >= MX_ENERGY_MAX_ENTRIES) bad(file, it->first, full, "more than %d entries", MX_ENERGY_MAX_ENTRIES);
+            double dummy;
+            if (mx_energy_get(t, k.c_str(), &dummy) == 0) bad(file, it->first, full, "duplicate entry");
+            const YAML::Node &e = it->second;
+            if (!e.IsMap()) bad(file, e, full, "expected {pj, source, node, voltage}");
+            bool have[4] = {false, false, false, false};
+            double pj = 0;
+            for (auto f = e.begin(); f != e.end(); ++f) {
+                std::string fk = f->first.as<std::string>();
+                std::string ffull = full + "." + fk;
+                if (fk == "pj") { pj = get_num(file, f->second, ffull, 0, 1e9); have[0] = true; }
+                else if (fk == "source" || fk == "node" || fk == "voltage") {
+                    std::string s = scalar(file, f->second, ffull);
+                    if (s.empty()) bad(file, f->second, ffull, "must not be empty");
+                    have[fk == "source" ? 1 : fk == "node" ? 2 : 3] = true;
+                } else if (fk == "note") {
+                    scalar(file, f->second, ffull);
+                } else {
+                    bad(file, f->first, ffull, "unknown field (expected pj, source, node, voltage, note)");
+                }
+            }
+            const char *names[4] = {"pj", "source", "node", "voltage"};
+            for (int i = 0; i < 4; i++)
+                if (!have[i]) bad(file, it->first, full + "." + names[i], "missing");
+            snprintf(t->e[t->n].key, MX_ENERGY_KEY_MAX, "%s", k.c_str());
+            t->e[t->n].pj = pj;
+            t->e[t->n].line = it->first.Mark().line + 1;
+            t->n++;
+        }
+    } catch (const load_error &e) {
+        copy_err(err, errlen, e.msg);
+        return -1;
+    } catch (const YAML::Exception &e) {
+        copy_err(err, errlen, file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,31 @@
+/*
+ * config_yaml.h — loads accelerator configurations and energy tables
+ * (configs/NAME.yaml, configs/energy/NAME.yaml) into the C structs of
+ * models/arch/mx_arch.h.  Errors are one line naming the file, the line and
+ * the key, e.g. "configs/x.yaml:7: key 'arch.rows': must be 1..1024".
+ */
+#ifndef MXSIM_CONFIG_YAML_H
+#define MXSIM_CONFIG_YAML_H
+
+#include "arch/mx_arch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Starts from mx_arch_config_default(), applies the file.  energy_path (may
+ * be NULL, MX_ARCH_PATH_MAX bytes) receives the energy table path resolved
+ * relative to the config file's directory.  0, or -1 with err set. */
+int mx_config_load(const char *path, mx_arch_config *c, char *energy_path, char *err,
+                   size_t errlen);
+
+/* Applies one override "dotted.key=value" (as in the file) to c.  0 or -1. */
+int mx_config_override(mx_arch_config *c, const char *assignment, char *err, size_t errlen);
+
+/* Every entry needs pj, source, node and voltage.  0, or -1 with err set. */
+int mx_energy_load(const char *path, mx_energy_table *t, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
