@@ -1,0 +1,188 @@
+/*
+ * mx_sc_gemm.cpp — shared GEMM job code of the SystemC platform (see header).
+ */
+#include "mx_sc_gemm.h"
+
+#include <cstring>
+
+extern "C" {
+#include "formats/mx_block.h"
+#include "stats/mx_dist.h"
+}
+
+static const char *const mx_names[MX_PE_NFMT] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "bf16"};
+static const char *const plain_names[MX_PE_NFMT] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8", "bf16"};
+
+const char *mx_sc_fmt_arch_name(mx_pe_fmt f, bool scaled)
+{
+    if ((unsigned)f >= MX_PE_NFMT) return "?";
+    return scaled ? mx_names[f] : plain_names[f];
+}
+
+int mx_sc_fmt_from_name(const char *name, mx_pe_fmt *f, bool *scaled)
+{
+    for (int i = 0; i < MX_PE_NFMT; i++) {
+        if (!strcmp(name, mx_names[i])) { *f = (mx_pe_fmt)i; *scaled = i != MX_PE_BF16; return 0; }
+        if (i != MX_PE_MXSF && !strcmp(name, plain_names[i])) { *f = (mx_pe_fmt)i; *scaled = false; return 0; }
+    }
+    return -1;
+}
+
+int mx_sc_code_bytes(mx_pe_fmt f) { return f == MX_PE_BF16 ? 2 : 1; }
+
+static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+
+size_t mx_sc_a_scale_count(const mx_sc_job &j)
+{
+    if (!j.scaled) return 0;
+    if (j.tile_rows > 0) return (size_t)(cdiv(j.M, j.tile_rows) * cdiv(j.K, j.tile_cols));
+    return (size_t)(j.M * cdiv(j.K, j.block));
+}
+
+size_t mx_sc_b_scale_count(const mx_sc_job &j)
+{
+    if (!j.scaled) return 0;
+    if (j.tile_rows > 0) return (size_t)(cdiv(j.K, j.tile_rows) * cdiv(j.N, j.tile_cols));
+    return (size_t)(cdiv(j.K, j.block) * j.N);
+}
+
+int mx_sc_k_per_scale(const mx_sc_job &j)
+{
+    if (j.tile_rows > 0) return j.tile_cols; /* A's tile extent along K (== B's, checked) */
+    return j.block;
+}
+
+std::string mx_sc_job_check(const mx_arch_config &c, const mx_sc_job &j)
+{
+    if (j.M < 1 || j.N < 1 || j.K < 1) return "M, N and K must be at least 1";
+    if (j.M > (1 << 20) || j.N > (1 << 20) || j.K > (1 << 20) || j.M * j.N > (1LL << 28) ||
+        j.M * j.K > (1LL << 28) || j.K * j.N > (1LL << 28))
+        return "GEMM too large for the platform (M, N, K <= 2^20, operands <= 2^28 elements)";
+    if ((unsigned)j.fmt >= MX_PE_NFMT) return "unknown element format code";
+    if (j.fmt == MX_PE_BF16 && j.scaled) return "BF16 has no block scales";
+    if (j.fmt == MX_PE_MXSF && !j.scaled) return "MXSF needs block scales";
+    if (j.scaled) {
+        if (j.tile_rows > 0) {
+            if (j.tile_rows != j.tile_cols)
+                return "2-D tiles must be square: A's tile extent along K (cols) and B's (rows) "
+                       "must be one scale period for the PE";
+        } else if (j.block < 1) {
+            return "block size must be at least 1";
+        }
+        if (mx_sc_k_per_scale(j) % c.lanes != 0) return "lanes must divide the block's K extent";
+    }
+    return "";
+}
+
+mx_pe_config mx_sc_pe_config(const mx_arch_config &c, const mx_sc_job &j)
+{
+    mx_pe_config p;
+    mx_pe_config_default(j.fmt, &p);
+    p.lanes = c.lanes;
+    /* unscaled formats: unit scales, one per lane group */
+    p.block = j.scaled ? mx_sc_k_per_scale(j) : c.lanes;
+    p.align_width = c.align_width;
+    p.fp5_bias = c.mxsf_fp5_bias;
+    return p;
+}
+
+std::string mx_sc_quantize(const mx_arch_config &c, const float *a, const float *b, mx_sc_job &j)
+{
+    std::string e = mx_sc_job_check(c, j);
+    if (!e.empty()) return e;
+    mx_operand_fmt of;
+    if (mx_operand_fmt_resolve(&c, mx_sc_fmt_arch_name(j.fmt, j.scaled), &of) != 0) return "cannot resolve format";
+    j.a_codes.assign((size_t)(j.M * j.K), 0);
+    j.b_codes.assign((size_t)(j.K * j.N), 0);
+    j.a_scales.assign(mx_sc_a_scale_count(j), 0);
+    j.b_scales.assign(mx_sc_b_scale_count(j), 0);
+    mx_encode_opts enc = {c.round, MX_OVERFLOW_SATURATE, nullptr};
+    if (!j.scaled) {
+        for (size_t i = 0; i < j.a_codes.size(); i++) j.a_codes[i] = (uint16_t)mx_encode(&of.elem, a[i], &enc, nullptr);
+        for (size_t i = 0; i < j.b_codes.size(); i++) j.b_codes[i] = (uint16_t)mx_encode(&of.elem, b[i], &enc, nullptr);
+        return "";
+    }
+    char err[256];
+    mx_block_spec s;
+    memset(&s, 0, sizeof s);
+    s.elem = of.elem;
+    s.scale_rule = c.scale_rule;
+    s.enc = enc;
+    s.block = j.block;
+    s.tile_rows = j.tile_rows;
+    s.tile_cols = j.tile_cols;
+    mx_shape sa = {2, {(size_t)j.M, (size_t)j.K}}, sb = {2, {(size_t)j.K, (size_t)j.N}};
+    s.axis = -1; /* A: blocks along K = its last axis */
+    if (mx_block_quantize(&s, &sa, a, j.a_codes.data(), j.a_scales.data(), nullptr, err, sizeof err) != 0)
+        return err;
+    s.axis = 0;  /* B: blocks along K = its first axis */
+    if (mx_block_quantize(&s, &sb, b, j.b_codes.data(), j.b_scales.data(), nullptr, err, sizeof err) != 0)
+        return err;
+    return "";
+}
+
+void mx_sc_row_scales(const mx_sc_job &j, long long m, uint8_t *out)
+{
+    const long long kb = mx_sc_k_per_scale(j), nkb = cdiv(j.K, kb);
+    for (long long q = 0; q < nkb; q++)
+        out[q] = j.tile_rows > 0 ? j.a_scales[(size_t)((m / j.tile_rows) * nkb + q)]
+                                 : j.a_scales[(size_t)(m * nkb + q)];
+}
+
+void mx_sc_col_scales(const mx_sc_job &j, long long n, uint8_t *out)
+{
+    const long long kb = mx_sc_k_per_scale(j), nkb = cdiv(j.K, kb);
+    for (long long q = 0; q < nkb; q++)
+        out[q] = j.tile_rows > 0 ? j.b_scales[(size_t)(q * cdiv(j.N, j.tile_cols) + n / j.tile_cols)]
+                                 : j.b_scales[(size_t)(q * j.N + n)];
+}
+
+void mx_sc_c_outputs(const mx_arch_config &c, const mx_sc_job &j, std::vector<uint32_t> &out)
+{
+    const mx_pe_config p = mx_sc_pe_config(c, j);
+    const bool scaled = j.scaled;
+    const long long nkb = scaled ? cdiv(j.K, mx_sc_k_per_scale(j)) : cdiv(j.K, c.lanes);
+    std::vector<uint16_t> col((size_t)j.K);
+    std::vector<uint8_t> as((size_t)nkb, 127), bs((size_t)nkb, 127); /* 127: 2^0 */
+    out.assign((size_t)(j.M * j.N), 0);
+    for (long long n = 0; n < j.N; n++) {
+        for (long long k = 0; k < j.K; k++) col[(size_t)k] = j.b_codes[(size_t)(k * j.N + n)];
+        if (scaled) mx_sc_col_scales(j, n, bs.data());
+        for (long long m = 0; m < j.M; m++) {
+            if (scaled) mx_sc_row_scales(j, m, as.data());
+            out[(size_t)(m * j.N + n)] =
+                mx_pe_dot(&p, &j.a_codes[(size_t)(m * j.K)], as.data(), col.data(), bs.data(), (int)j.K, 0);
+        }
+    }
+}
+
+std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s)
+{
+    mx_arch_config cc = c;
+    cc.block_size = j.block;
+    cc.tile_rows = j.tile_rows;
+    cc.tile_cols = j.tile_cols;
+    mx_gemm g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "sc");
+    g.M = j.M;
+    g.N = j.N;
+    g.K = j.K;
+    g.count = 1;
+    g.phase = j.phase;
+    snprintf(g.a_format, sizeof g.a_format, "%s", mx_sc_fmt_arch_name(j.fmt, j.scaled));
+    snprintf(g.b_format, sizeof g.b_format, "%s", mx_sc_fmt_arch_name(j.fmt, j.scaled));
+    char err[512];
+    if (mx_arch_gemm_timing(&cc, &g, &s, err, sizeof err) != 0) return err;
+    return "";
+}
+
+void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
+                           std::vector<float> &a, std::vector<float> &b)
+{
+    uint64_t rng = seed;
+    a.resize((size_t)(M * K));
+    b.resize((size_t)(K * N));
+    for (auto &x : a) x = (float)mx_dist_normal(&rng);
+    for (auto &x : b) x = (float)mx_dist_normal(&rng);
+}

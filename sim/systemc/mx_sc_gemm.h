@@ -1,0 +1,72 @@
+/*
+ * mx_sc_gemm.h — what the SystemC platform's back-ends share: the GEMM job
+ * as the accelerator reads it from memory (descriptor + quantized operands in
+ * the host layout of docs/SYSTEMC.md), the host-side quantizer that produces
+ * that layout, and the C-core computation (mx_pe_dot per output, cycles from
+ * mx_arch_gemm_timing).  A thin C++ layer over the C API.
+ */
+#ifndef MX_SC_GEMM_H
+#define MX_SC_GEMM_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "arch/mx_arch.h"
+#include "units/mx_pe.h"
+}
+
+struct mx_sc_job {
+    long long M = 0, N = 0, K = 0;
+    mx_pe_fmt fmt = MX_PE_MXSF;   /* A and B element format (the PE has one)       */
+    bool scaled = true;           /* E8M0 block scales (MX); false: unit scales     */
+    mx_phase phase = MX_PHASE_FWD;
+    int block = 32;               /* 1-D block along K (tile_rows == 0)            */
+    int tile_rows = 0, tile_cols = 0;
+    std::vector<uint16_t> a_codes;  /* M x K row-major                             */
+    std::vector<uint8_t> a_scales;  /* mx_block_scale_shape of A (axis K)          */
+    std::vector<uint16_t> b_codes;  /* K x N row-major                             */
+    std::vector<uint8_t> b_scales;  /* mx_block_scale_shape of B (axis 0 = K)      */
+};
+
+/* Name of a PE format as the arch model spells it: with block scales ("mxsf",
+ * "mxfp8_e4m3", ..., "mxint8") or without ("fp8_e4m3", ..., "int8"; "bf16"). */
+const char *mx_sc_fmt_arch_name(mx_pe_fmt f, bool scaled);
+/* And back: 0 with *f, *scaled, or -1 if the PE cannot run the format. */
+int mx_sc_fmt_from_name(const char *name, mx_pe_fmt *f, bool *scaled);
+
+/* Bytes of one element code in memory (1, or 2 for BF16) and sizes of the
+ * scale tensors (0 for BF16). */
+int mx_sc_code_bytes(mx_pe_fmt f);
+size_t mx_sc_a_scale_count(const mx_sc_job &j);
+size_t mx_sc_b_scale_count(const mx_sc_job &j);
+
+/* Elements of K per scale as the PE sees them (A and B must agree). */
+int mx_sc_k_per_scale(const mx_sc_job &j);
+
+/* Checks shape, block shape and lanes against the config.  "" if fine. */
+std::string mx_sc_job_check(const mx_arch_config &c, const mx_sc_job &j);
+
+/* Host side: quantizes FP32 A (M x K) and B (K x N) into j's codes/scales with
+ * the config's block shape, scale rule and rounding.  "" or an error. */
+std::string mx_sc_quantize(const mx_arch_config &c, const float *a, const float *b, mx_sc_job &j);
+
+/* The PE configuration for a job. */
+mx_pe_config mx_sc_pe_config(const mx_arch_config &c, const mx_sc_job &j);
+
+/* Per-K-block scales of row m of A and column n of B, as mx_pe_dot wants them. */
+void mx_sc_row_scales(const mx_sc_job &j, long long m, uint8_t *out);
+void mx_sc_col_scales(const mx_sc_job &j, long long n, uint8_t *out);
+
+/* Output values with the C core: out[m*N + n] = mx_pe_dot(row m, column n, acc 0). */
+void mx_sc_c_outputs(const mx_arch_config &c, const mx_sc_job &j, std::vector<uint32_t> &out);
+
+/* Counters of the GEMM from the arch model's cycle function. */
+std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s);
+
+/* Seeded operand data: standard normal, A first then B (mx_dist_normal). */
+void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
+                           std::vector<float> &a, std::vector<float> &b);
+
+#endif

@@ -1,0 +1,137 @@
+/*
+ * mx_sc_platform.cpp — the example virtual platform (see header).
+ */
+#include "mx_sc_platform.h"
+
+#include <algorithm>
+
+using namespace sc_core;
+
+static uint64_t align64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
+
+mx_sc_platform::layout mx_sc_platform::layout_of(const mx_sc_job &j)
+{
+    layout l;
+    const uint64_t cb = (uint64_t)mx_sc_code_bytes(j.fmt);
+    l.a_codes = 0x1000; /* page 0 left unused: address 0 is never valid data */
+    l.a_scales = align64(l.a_codes + (uint64_t)(j.M * j.K) * cb);
+    l.b_codes = align64(l.a_scales + mx_sc_a_scale_count(j));
+    l.b_scales = align64(l.b_codes + (uint64_t)(j.K * j.N) * cb);
+    l.out = align64(l.b_scales + mx_sc_b_scale_count(j));
+    l.end = align64(l.out + (uint64_t)(j.M * j.N) * 4);
+    return l;
+}
+
+static uint64_t memory_size(const std::vector<mx_sc_job> &jobs)
+{
+    uint64_t m = 0x2000;
+    for (const auto &j : jobs) m = std::max(m, mx_sc_platform::layout_of(j).end);
+    return m;
+}
+
+mx_sc_platform::mx_sc_platform(sc_module_name nm, const mx_arch_config &cfg,
+                               std::unique_ptr<mx_sc_backend> backend,
+                               const std::vector<mx_sc_job> &jobs)
+    : sc_module(nm), cpu("cpu"),
+      memory("memory", memory_size(jobs), sc_time(1.0 / (cfg.clock_ghz > 0 ? cfg.clock_ghz : 1.0), SC_NS),
+             (unsigned)cfg.dram_latency, cfg.dram_bytes_per_cycle),
+      accel("accel", cfg, std::move(backend)), irq("irq"), jobs_(jobs)
+{
+    cpu.bind(accel.regs);
+    accel.mem.bind(memory.socket);
+    accel.irq.bind(irq);
+    SC_THREAD(cpu_thread);
+}
+
+uint32_t mx_sc_platform::rd(uint32_t off)
+{
+    tlm::tlm_generic_payload p;
+    uint32_t v = 0;
+    sc_time d = SC_ZERO_TIME;
+    p.set_command(tlm::TLM_READ_COMMAND);
+    p.set_address(off);
+    p.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+    p.set_data_length(4);
+    p.set_streaming_width(4);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    cpu->b_transport(p, d);
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) SC_REPORT_ERROR("mx_sc_platform", "register read failed");
+    wait(d);
+    return v;
+}
+
+void mx_sc_platform::wr(uint32_t off, uint32_t v)
+{
+    tlm::tlm_generic_payload p;
+    sc_time d = SC_ZERO_TIME;
+    p.set_command(tlm::TLM_WRITE_COMMAND);
+    p.set_address(off);
+    p.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+    p.set_data_length(4);
+    p.set_streaming_width(4);
+    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    cpu->b_transport(p, d);
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) SC_REPORT_ERROR("mx_sc_platform", "register write failed");
+    wait(d);
+}
+
+void mx_sc_platform::cpu_thread()
+{
+    if (rd(MX_SC_REG_ID) != MX_SC_ID_VALUE) SC_REPORT_FATAL("mx_sc_platform", "accelerator ID mismatch");
+    for (const auto &j : jobs_) {
+        const layout l = layout_of(j);
+        /* operands into memory through the back door (a loader, not the bus) */
+        std::vector<uint8_t> a((size_t)(j.M * j.K) * mx_sc_code_bytes(j.fmt)),
+            b((size_t)(j.K * j.N) * mx_sc_code_bytes(j.fmt));
+        for (size_t i = 0; i < j.a_codes.size(); i++) {
+            if (j.fmt == MX_PE_BF16) { a[2 * i] = (uint8_t)j.a_codes[i]; a[2 * i + 1] = (uint8_t)(j.a_codes[i] >> 8); }
+            else a[i] = (uint8_t)j.a_codes[i];
+        }
+        for (size_t i = 0; i < j.b_codes.size(); i++) {
+            if (j.fmt == MX_PE_BF16) { b[2 * i] = (uint8_t)j.b_codes[i]; b[2 * i + 1] = (uint8_t)(j.b_codes[i] >> 8); }
+            else b[i] = (uint8_t)j.b_codes[i];
+        }
+        memory.load(l.a_codes, a.data(), a.size());
+        memory.load(l.a_scales, j.a_scales.data(), j.a_scales.size());
+        memory.load(l.b_codes, b.data(), b.size());
+        memory.load(l.b_scales, j.b_scales.data(), j.b_scales.size());
+
+        wr(MX_SC_REG_M, (uint32_t)j.M);
+        wr(MX_SC_REG_N, (uint32_t)j.N);
+        wr(MX_SC_REG_K, (uint32_t)j.K);
+        wr(MX_SC_REG_FORMAT, (uint32_t)j.fmt | (uint32_t)j.fmt << 4 | ((uint32_t)j.phase & 3) << 12 |
+                                  (uint32_t)!j.scaled << 14);
+        wr(MX_SC_REG_BLOCK, (uint32_t)(j.block & 0xFF) | (uint32_t)(j.tile_rows & 0xFF) << 8 |
+                                (uint32_t)(j.tile_cols & 0xFF) << 16);
+        const uint64_t addr[5] = {l.a_codes, l.a_scales, l.b_codes, l.b_scales, l.out};
+        const uint32_t reg[5] = {MX_SC_REG_A_CODES, MX_SC_REG_A_SCALES, MX_SC_REG_B_CODES,
+                                 MX_SC_REG_B_SCALES, MX_SC_REG_OUT};
+        for (int i = 0; i < 5; i++) {
+            wr(reg[i], (uint32_t)addr[i]);
+            wr(reg[i] + 4, (uint32_t)(addr[i] >> 32));
+        }
+        const sc_time t0 = sc_time_stamp();
+        wr(MX_SC_REG_CTRL, MX_SC_CTRL_START);
+        while (!irq.read()) wait(irq.posedge_event());
+        mx_sc_result r;
+        r.elapsed = sc_time_stamp() - t0;
+        const uint32_t st = rd(MX_SC_REG_STATUS);
+        if (st & MX_SC_STATUS_ERROR) {
+            r.error = accel.last_error();
+            if (r.error.empty()) r.error = "STATUS.ERROR";
+        } else {
+            r.reg_cycles = rd(MX_SC_REG_CYCLES) | (uint64_t)rd(MX_SC_REG_CYCLES + 4) << 32;
+            r.reg_macs = rd(MX_SC_REG_MACS) | (uint64_t)rd(MX_SC_REG_MACS + 4) << 32;
+            r.stats = accel.last_stats();
+            std::vector<uint8_t> o((size_t)(j.M * j.N) * 4);
+            memory.dump(l.out, o.data(), o.size());
+            r.out.resize((size_t)(j.M * j.N));
+            for (size_t i = 0; i < r.out.size(); i++)
+                r.out[i] = (uint32_t)o[4 * i] | (uint32_t)o[4 * i + 1] << 8 | (uint32_t)o[4 * i + 2] << 16 |
+                           (uint32_t)o[4 * i + 3] << 24;
+        }
+        results_.push_back(std::move(r));
+        wr(MX_SC_REG_CTRL, MX_SC_CTRL_CLEAR);
+    }
+    finished_ = true;
+}

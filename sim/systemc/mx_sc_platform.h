@@ -1,0 +1,56 @@
+/*
+ * mx_sc_platform.h — an example virtual platform: a CPU-like initiator that
+ * programs the accelerator's registers, the accelerator, and one memory.
+ *
+ *   cpu (initiator) --> accel.regs      accel.mem --> memory.socket
+ *   accel.irq --> irq (sc_signal)       the CPU thread waits on it
+ *
+ * The CPU thread runs a list of GEMM jobs (operands already quantized on the
+ * host side, mx_sc_quantize): it writes them into memory through the memory's
+ * back door, programs the descriptor over TLM, starts, waits for the
+ * interrupt, reads STATUS and the counters, and collects the outputs.
+ */
+#ifndef MX_SC_PLATFORM_H
+#define MX_SC_PLATFORM_H
+
+#include "mx_sc_accel.h"
+#include "mx_sc_memory.h"
+
+struct mx_sc_result {
+    mx_stats stats{};             /* the accelerator's full counters            */
+    uint64_t reg_cycles = 0;      /* CYCLES register                            */
+    uint64_t reg_macs = 0;        /* MACS register                              */
+    sc_core::sc_time elapsed;     /* START write to interrupt                   */
+    std::vector<uint32_t> out;    /* M x N FP32 bits read back from memory      */
+    std::string error;            /* non-empty: STATUS.ERROR and its message    */
+};
+
+class mx_sc_platform : public sc_core::sc_module {
+public:
+    tlm_utils::simple_initiator_socket<mx_sc_platform> cpu;
+    mx_sc_memory memory;
+    mx_sc_accel accel;
+    sc_core::sc_signal<bool> irq;
+
+    SC_HAS_PROCESS(mx_sc_platform);
+    /* jobs must outlive the simulation. */
+    mx_sc_platform(sc_core::sc_module_name nm, const mx_arch_config &cfg,
+                   std::unique_ptr<mx_sc_backend> backend, const std::vector<mx_sc_job> &jobs);
+
+    const std::vector<mx_sc_result> &results() const { return results_; }
+    bool finished() const { return finished_; }
+
+    /* Memory map of one job (same base addresses for every job). */
+    struct layout { uint64_t a_codes, a_scales, b_codes, b_scales, out, end; };
+    static layout layout_of(const mx_sc_job &j);
+
+private:
+    const std::vector<mx_sc_job> &jobs_;
+    std::vector<mx_sc_result> results_;
+    bool finished_ = false;
+    void cpu_thread();
+    uint32_t rd(uint32_t off);
+    void wr(uint32_t off, uint32_t v);
+};
+
+#endif
