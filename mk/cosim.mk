@@ -1,0 +1,88 @@
+# mk/cosim.mk — RTL lint, Verilator co-simulation (build/mxsim-cosim, `make
+# cosim`), and yosys area estimates (`make area`).  Included by the Makefile.
+#
+# Every RTL unit is Verilated once, as its own model, with the parameters
+# below; the harness (sim/cosim/*.cpp) links them with the C core into
+# build/mxsim-cosim, which `mxsim cosim` runs.  A second model of mx_pe, built
+# with +define+MX_FAULT_ALIGN, lets the regression prove the harness fails.
+
+VERILATOR    ?= verilator
+YOSYS        ?= yosys
+COSIM_DIR    := $(BUILD)/cosim
+VL_ROOT      := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+VL_INC       := $(VL_ROOT)/include
+RTL_SRC      := rtl/mx_pkg.sv $(filter-out rtl/mx_pkg.sv,$(sort $(wildcard rtl/*.sv)))
+RTL_UNITS    := mx_decode mx_mul mx_align mx_addtree mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe
+# Parameters of the co-simulated models (must match sim/cosim/cosim_units.cpp).
+COSIM_LANES   := 8
+COSIM_ALIGN_W := 32
+COSIM_VL_OPT  := -O1
+VL_FLAGS     := --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast
+
+# model name, top module, extra verilator flags
+COSIM_MODELS := mx_decode mx_mul mx_align mx_addtree mx_accum mx_requant mx_pe mx_pe_fault
+top_mx_pe_fault   := mx_pe
+flags_mx_align    := -GLANES=$(COSIM_LANES) -GALIGN_W=$(COSIM_ALIGN_W)
+flags_mx_addtree  := -GLANES=$(COSIM_LANES) -GIN_W=$(shell echo $$(($(COSIM_ALIGN_W)+1)))
+flags_mx_accum    := -GALIGN_W=$(COSIM_ALIGN_W) -GSUM_W=$(shell echo $$(($(COSIM_ALIGN_W)+4)))
+flags_mx_requant  := -GN=8
+flags_mx_pe       := -GLANES=$(COSIM_LANES) -GALIGN_W=$(COSIM_ALIGN_W)
+flags_mx_pe_fault := $(flags_mx_pe) +define+MX_FAULT_ALIGN
+
+define VMODEL
+$(COSIM_DIR)/$(1)/V$(1)__ALL.a: $(RTL_SRC) mk/cosim.mk
+	@mkdir -p $(COSIM_DIR)/$(1)
+	$(VERILATOR) $(VL_FLAGS) $(flags_$(1)) --top-module $(or $(top_$(1)),$(1)) --prefix V$(1) \
+	  -Mdir $(COSIM_DIR)/$(1) $(RTL_SRC)
+	+$(MAKE) -s -C $(COSIM_DIR)/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=$(COSIM_VL_OPT) OPT_SLOW=-O0 OPT_GLOBAL=-O1
+endef
+$(foreach m,$(COSIM_MODELS),$(eval $(call VMODEL,$(m))))
+
+COSIM_LIBS := $(foreach m,$(COSIM_MODELS),$(COSIM_DIR)/$(m)/V$(m)__ALL.a)
+VL_RT_SRC  := verilated.cpp verilated_fst_c.cpp verilated_threads.cpp
+VL_RT_OBJ  := $(VL_RT_SRC:%.cpp=$(COSIM_DIR)/rt/%.o)
+VL_CXXFLAGS := -std=c++17 -O1 -isystem $(VL_INC) -isystem $(VL_INC)/vltstd \
+               -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0 -DVL_THREADED=1
+
+$(COSIM_DIR)/rt/%.o: $(VL_INC)/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(VL_CXXFLAGS) -c $< -o $@
+
+COSIM_SRC := $(sort $(wildcard sim/cosim/*.cpp))
+COSIM_OBJ := $(COSIM_SRC:%.cpp=$(COSIM_DIR)/obj/%.o)
+COSIM_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim -isystem $(VL_INC) \
+                  -isystem $(VL_INC)/vltstd $(foreach m,$(COSIM_MODELS),-isystem $(COSIM_DIR)/$(m)) \
+                  -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0 -MMD -MP
+
+$(COSIM_DIR)/obj/%.o: %.cpp $(COSIM_LIBS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(COSIM_CXXFLAGS) -c $< -o $@
+
+$(BUILD)/mxsim-cosim: $(COSIM_OBJ) $(COSIM_LIBS) $(VL_RT_OBJ) $(BUILD)/libmxcore.a
+	$(CXX) -o $@ $(COSIM_OBJ) $(COSIM_LIBS) $(VL_RT_OBJ) $(BUILD)/libmxcore.a -lz -lpthread -lm
+
+-include $(shell find $(COSIM_DIR)/obj -name '*.d' 2>/dev/null)
+
+.PHONY: cosim cosim-build lint-rtl
+cosim-build: $(BUILD)/mxsim-cosim
+
+# The regression: exhaustive decode/mul, random units, 100k PE vectors per
+# format with back-pressure, and the fault-injection self-test.
+cosim: deps $(BUILD)/mxsim-cosim
+	sh tests/cosim/regress.sh $(BUILD)/mxsim-cosim $(COSIM_DIR)
+
+test-extra:: cosim
+
+# ---- lint: every unit as its own top, and the fault build -----------------
+lint-rtl:
+	@for u in $(RTL_UNITS); do \
+	  $(VERILATOR) --lint-only -Wall -Irtl rtl/mx_pkg.sv rtl/$$u.sv --top-module $$u || exit 1; \
+	done
+	$(VERILATOR) --lint-only -Wall -Irtl +define+MX_FAULT_ALIGN rtl/mx_pkg.sv rtl/mx_pe.sv --top-module mx_pe
+	@echo "RTL lint clean: $(RTL_UNITS)"
+
+lint:: lint-rtl
+
+# ---- area: yosys generic synthesis of the PE, one format per run ----------
+area:
+	@sh tests/cosim/area.sh $(YOSYS) $(BUILD)/area

@@ -1,0 +1,139 @@
+// cosim_main.cpp — `mxsim-cosim` (run as `mxsim cosim`): unit co-simulation of
+// the Verilated RTL against the C models.  Exit 0 equivalent, 1 mismatch,
+// 2 bad usage.
+#include "cosim.h"
+
+#include <cerrno>
+#include <chrono>
+#include <string>
+#include <cstdlib>
+#include <cstring>
+
+using namespace cosim;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mxsim cosim --unit {decode,mul,align,addtree,accum,requant,pe} --format F\n"
+            "                   [--lanes L] [--vectors N | --exhaustive] [--seed S] [--stall P]\n"
+            "                   [--fst FILE] [--window C] [--fp5-bias B] [--fault]\n"
+            "  F: mxsf e4m3 e5m2 e2m5 int8 bf16 (also mxfp8_e4m3, mxint8, ...)\n"
+            "  --exhaustive  every code (decode, all FP5 biases for mxsf) or every code pair (mul)\n"
+            "  --stall P     probability of a valid/ready bubble per cycle (pe), default 0.2\n"
+            "  --fst FILE    at a mismatch, replay and write the last C cycles (--window, 64) as FST\n"
+            "  --fault       use the RTL built with +define+MX_FAULT_ALIGN (harness self-test)\n");
+}
+
+static int bad_option(const char *msg, const char *arg)
+{
+    fprintf(stderr, "mxsim cosim: %s '%s'\n", msg, arg ? arg : "");
+    return 2;
+}
+
+static bool parse_long(const char *s, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 0);
+    if (errno || *end || end == s) return false;
+    *out = v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    Options o;
+    bool have_format = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        auto need = [&](const char *name) -> const char * {
+            if (i + 1 >= argc) return nullptr;
+            (void)name;
+            return argv[++i];
+        };
+        long v;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--exhaustive")) o.exhaustive = true;
+        else if (!strcmp(a, "--fault")) o.fault = true;
+        else if (!strcmp(a, "--unit")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.unit = s; }
+        else if (!strcmp(a, "--format")) {
+            const char *s = need(a);
+            if (!s) return bad_option("missing value for", a);
+            if (mx_pe_fmt_parse(s, &o.fmt)) return bad_option("unknown --format", s);
+            have_format = true;
+        } else if (!strcmp(a, "--fst")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.fst = s; }
+        else if (!strcmp(a, "--lanes") || !strcmp(a, "--vectors") || !strcmp(a, "--seed") ||
+                 !strcmp(a, "--window") || !strcmp(a, "--fp5-bias")) {
+            const char *s = need(a);
+            if (!s) return bad_option("missing value for", a);
+            if (!parse_long(s, &v) || v < 0) return bad_option((std::string("bad value for ") + a + ":").c_str(), s);
+            if (!strcmp(a, "--lanes")) o.lanes = (int)v;
+            else if (!strcmp(a, "--vectors")) o.vectors = v;
+            else if (!strcmp(a, "--seed")) o.seed = (uint64_t)v;
+            else if (!strcmp(a, "--window")) o.window = (int)v;
+            else o.fp5_bias = (int)v;
+        } else if (!strcmp(a, "--stall")) {
+            const char *s = need(a);
+            if (!s) return bad_option("missing value for", a);
+            char *end;
+            o.stall = strtod(s, &end);
+            if (*end || end == s || !(o.stall >= 0 && o.stall < 1)) return bad_option("--stall must be in [0, 1):", s);
+        } else {
+            usage(stderr);
+            return bad_option("unknown option", a);
+        }
+    }
+    if (o.unit.empty()) { usage(stderr); return bad_option("missing --unit", ""); }
+    if (!have_format) return bad_option("missing --format for unit", o.unit.c_str());
+    Result (*run)(const Options &, const Trace &) = nullptr;
+    if (o.unit == "decode") run = run_decode;
+    else if (o.unit == "mul") run = run_mul;
+    else if (o.unit == "align") run = run_align;
+    else if (o.unit == "addtree") run = run_addtree;
+    else if (o.unit == "accum") run = run_accum;
+    else if (o.unit == "requant") run = run_requant;
+    else if (o.unit == "pe") run = run_pe;
+    else return bad_option("unknown --unit", o.unit.c_str());
+    if (o.lanes != 8)
+        return bad_option("the Verilated units are built with LANES=8 (mk/cosim.mk COSIM_LANES); --lanes",
+                          std::to_string(o.lanes).c_str());
+    if (o.fault && o.unit != "pe") return bad_option("--fault exists for --unit pe only, not", o.unit.c_str());
+    if (o.unit == "requant" && o.fmt == MX_PE_BF16) return bad_option("requant has no BF16 element format:", "bf16");
+    if (o.fp5_bias < 5 || o.fp5_bias > 16 || (o.unit == "requant" && o.fp5_bias > 8))
+        return bad_option("--fp5-bias outside 5..16 (5..8 for requant):", std::to_string(o.fp5_bias).c_str());
+    if (o.exhaustive && o.unit != "decode" && o.unit != "mul")
+        return bad_option("--exhaustive is for decode and mul, not", o.unit.c_str());
+    if (o.exhaustive && o.unit == "mul" && o.fmt == MX_PE_BF16)
+        return bad_option("--exhaustive mul covers 8-bit formats (2^16 pairs), not", "bf16");
+
+    auto t0 = std::chrono::steady_clock::now();
+    Result r = run(o, Trace());
+    double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const char *fname = mx_pe_fmt_name(o.fmt);
+    if (r.ok) {
+        printf("cosim %s %s%s: PASS %ld vectors, %ld cycles, %.2f s (%.0f vectors/s, %.0f cycles/s)%s\n",
+               o.unit.c_str(), fname, o.unit == "pe" ? " L=8" : "", r.vectors, r.cycles, secs,
+               r.vectors / (secs > 0 ? secs : 1e-9), r.cycles / (secs > 0 ? secs : 1e-9),
+               o.exhaustive ? " [exhaustive]" : "");
+        return 0;
+    }
+    const Mismatch &m = r.mm;
+    int digits = (m.width + 3) / 4;
+    printf("MISMATCH at cycle %ld: unit %s%s, lane %s, field %s\n", m.cycle, m.unit.c_str(),
+           o.unit == "pe" && m.unit != "pe" ? " (in pe)" : "",
+           m.lane < 0 ? "-" : std::to_string(m.lane).c_str(), m.field.c_str());
+    printf("  expected (C model) 0x%0*llx\n  actual   (RTL)     0x%0*llx\n", digits,
+           (unsigned long long)m.expected, digits, (unsigned long long)m.actual);
+    printf("  stimulus: %s\n", m.stimulus.c_str());
+    printf("  run: --unit %s --format %s --seed %llu --vectors %ld%s%s\n", o.unit.c_str(), fname,
+           (unsigned long long)o.seed, o.vectors, o.exhaustive ? " --exhaustive" : "", o.fault ? " --fault" : "");
+    if (!o.fst.empty()) {
+        Trace t;
+        t.file = o.fst;
+        t.from = m.cycle > o.window ? m.cycle - o.window : 0;
+        t.to = m.cycle;
+        run(o, t);  // deterministic replay with the waveform on
+        printf("  waveform: %s (cycles %ld..%ld, 10 time units per cycle)\n", o.fst.c_str(), t.from, t.to);
+    }
+    return 1;
+}
