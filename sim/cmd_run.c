@@ -145,6 +145,11 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
         if (o->functional) {
             mx_func_data d = {o->seed + i, NULL, NULL};
             rc = mx_arch_gemm_functional(&r->cfg, g, &d, &one, NULL, err, sizeof err);
+            if (rc == 1) {
+                progress_bar(bar, tr->n, tr->n, "");
+                fprintf(stderr, "mxsim run: note: %s:%d: %s\n", o->trace_path, g->line, err);
+                rc = 0;
+            }
         } else {
             rc = mx_arch_gemm_timing(&r->cfg, g, &one, err, sizeof err);
         }
@@ -190,7 +195,10 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
         printf("%-20.20s %-5s %7lld %7lld %7lld %6lld %14lld %6.1f %12.3f %10lld", g->name,
                mx_phase_name(g->phase), g->M, g->N, g->K, g->count, s->cycles, 100 * util(c, s),
                s->energy_total_pj * 1e-6, s->requant_elements);
-        if (o->functional) printf(" %8.2f %10.3g%s", s->qsnr_db, s->max_abs_err, s->sampled ? " (sampled)" : "");
+        if (o->functional && s->functional)
+            printf(" %8.2f %10.3g%s", s->qsnr_db, s->max_abs_err, s->sampled ? " (sampled)" : "");
+        else if (o->functional)
+            printf(" %8s %10s (timing only)", "-", "-");
         printf("\n");
     }
     const mx_stats *t = &r->total;

@@ -96,7 +96,7 @@ void mx_arch_config_default(mx_arch_config *c)
     c->rqu_elements_per_cycle = 32;
     c->clock_ghz = 1.0;
     c->train_requant = 1;
-    c->functional_max_macs = 1LL << 27;
+    c->functional_max_macs = 1LL << 24;
     snprintf(c->energy_table, sizeof c->energy_table, "energy/horowitz45.yaml");
 }
 
@@ -111,10 +111,14 @@ static int k_extent_of_block(const mx_arch_config *c)
 int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o)
 {
     memset(o, 0, sizeof *o);
-    if (mx_block_format_lookup(name, &o->elem) == 0) {
+    int b5 = c->mxsf_fp5_bias;
+    char tail;
+    int is_mxsf_b = sscanf(name, "mxsf_b%d%c", &b5, &tail) == 1;
+    if (is_mxsf_b || mx_block_format_lookup(name, &o->elem) == 0) {
+        if (is_mxsf_b && mx_format_mxsf(b5, &o->elem) != 0) return -1;
         o->is_mx = 1;
         if (o->elem.kind == MX_KIND_MXSF) {
-            if (mx_format_mxsf(c->mxsf_fp5_bias, &o->elem) != 0) return -1;
+            if (mx_format_mxsf(b5, &o->elem) != 0) return -1;
             o->is_mxsf = 1;
         }
         int per_scale = c->tile_rows > 0 ? c->tile_rows * c->tile_cols : c->block_size;

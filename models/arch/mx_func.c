@@ -1,13 +1,232 @@
-/* mx_func.c — functional mode of the accelerator model (placeholder). */
+/*
+ * mx_func.c — functional mode of the accelerator model: the same cycles as
+ * the timing mode (mx_arch_gemm_timing is called first and is the only cycle
+ * source), plus values.  Operands are quantized as the hardware stores them
+ * (A along K, B along K; 2-D tiles when configured), every output is computed
+ * tile by tile with the bit-exact PE (mx_pe_dot, partial sums chained through
+ * the FP32 accumulator across K tiles as the output buffer holds them), MXSF
+ * mode pairs are counted from the codes, and the outputs are compared with an
+ * FP64 reference product of the unquantized operands.
+ *
+ * Large GEMMs (M*N*K above functional_max_macs) are sampled: whole row groups
+ * (one tile height) and column groups are chosen evenly, so every computed
+ * output sees exactly the blocks the full run would.  Random data is a pure
+ * function of (seed, operand, row, col), so a sampled run computes the same
+ * values as the full run for the outputs it checks.
+ */
 #include "arch/mx_arch.h"
+#include "formats/mx_rng.h"
+#include "units/mx_pe.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static double gauss_at(uint64_t seed, uint64_t op, uint64_t r, uint64_t c)
+{
+    uint64_t st = seed * 0x9E3779B97F4A7C15ull ^ (op << 62) ^ (r * 0xD1B54A32D192ED03ull) ^
+                  (c * 0x8CB92BA72F3D8DD7ull);
+    double u1 = mx_rng_uniform(&st), u2 = mx_rng_uniform(&st);
+    if (u1 < 1e-300) u1 = 1e-300;
+    return sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2);
+}
+
+static int efail(char *err, size_t errlen, const char *msg, const char *name)
+{
+    if (err && errlen) snprintf(err, errlen, msg, name);
+    return -1;
+}
+
+/* Quantizes a rows x K row-major matrix along K.  2-D tiles are tr x tc
+ * over (rows, K).  codes rows*K, scales rows * ceil(K/kb) (a row's scales in
+ * its tile-row's scale row are replicated per row so mx_pe_dot can index
+ * them linearly). */
+static int quantize_rows(const mx_arch_config *c, const mx_operand_fmt *f, int tr, int tc,
+                         long long rows, long long K, const float *x, uint16_t *codes,
+                         uint8_t *scales, char *err, size_t errlen)
+{
+    if (!f->is_mx) { /* BF16 (or a plain 8-bit format with unit scales): per-element encode */
+        mx_encode_opts o = {c->round, f->elem.bits == 16 ? MX_OVERFLOW_INF_NAN : MX_OVERFLOW_SATURATE, NULL};
+        for (long long i = 0; i < rows * K; i++) codes[i] = (uint16_t)mx_encode(&f->elem, x[i], &o, NULL);
+        long long kb = tr; /* caller passes the scale block in tr for unit scales */
+        if (kb > 0) memset(scales, 127, (size_t)(rows * ((K + kb - 1) / kb)));
+        return 0;
+    }
+    mx_block_spec s;
+    memset(&s, 0, sizeof s);
+    s.elem = f->elem;
+    s.block = c->block_size;
+    s.axis = -1;
+    s.tile_rows = tr;
+    s.tile_cols = tc;
+    s.scale_rule = c->scale_rule;
+    s.enc.round = c->round;
+    s.enc.overflow = MX_OVERFLOW_SATURATE;
+    mx_shape sh = {2, {(size_t)rows, (size_t)K}};
+    long long kb = tr > 0 ? tc : c->block_size;
+    long long nkb = (K + kb - 1) / kb;
+    if (tr == 0)
+        return mx_block_quantize(&s, &sh, x, codes, scales, NULL, err, errlen);
+    long long nrb = (rows + tr - 1) / tr;
+    uint8_t *ts = malloc((size_t)(nrb * nkb));
+    if (!ts) return efail(err, errlen, "%s: out of memory", "functional mode");
+    int rc = mx_block_quantize(&s, &sh, x, codes, ts, NULL, err, errlen);
+    if (rc == 0)
+        for (long long i = 0; i < rows; i++) memcpy(scales + i * nkb, ts + (i / tr) * nkb, (size_t)nkb);
+    free(ts);
+    return rc;
+}
+
+/* Rows (or columns) to compute: all, or evenly spread groups of g. */
+static long long pick(long long n, long long g, long long want, long long *idx)
+{
+    long long groups = (n + g - 1) / g;
+    long long take = want >= groups ? groups : (want < 1 ? 1 : want);
+    long long cnt = 0;
+    for (long long t = 0; t < take; t++) {
+        long long grp = take == groups ? t : t * groups / take;
+        for (long long r = grp * g; r < (grp + 1) * g && r < n; r++) idx[cnt++] = r;
+    }
+    return cnt;
+}
 
 int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
                             mx_stats *s, uint32_t *out, char *err, size_t errlen)
 {
-    (void)d; (void)out;
     if (mx_arch_gemm_timing(c, g, s, err, errlen) != 0) return -1;
-    snprintf(err, errlen, "functional mode not implemented yet");
-    return -1;
+    mx_operand_fmt fa, fb;
+    const char *an = g->a_format[0] ? g->a_format : c->a_format;
+    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
+    mx_operand_fmt_resolve(c, an, &fa);
+    mx_operand_fmt_resolve(c, bn, &fb);
+    mx_pe_fmt pf, pfb;
+    /* mxsf_bN names carry their own FP5 bias */
+    int b5a = fa.is_mxsf ? fa.elem.fp5_bias : c->mxsf_fp5_bias;
+    int b5b = fb.is_mxsf ? fb.elem.fp5_bias : c->mxsf_fp5_bias;
+    const char *pan = fa.is_mxsf ? "mxsf" : an, *pbn = fb.is_mxsf ? "mxsf" : bn;
+    if (mx_pe_fmt_parse(pan, &pf) != 0 || mx_pe_fmt_parse(pbn, &pfb) != 0 || pf != pfb ||
+        fa.is_mx != fb.is_mx || b5a != b5b) {
+        /* the PE runs one format for both operands: such rows are timed only */
+        if (err && errlen)
+            snprintf(err, errlen, "GEMM '%s' (line %d): A %s x B %s has no single PE format; timing only",
+                     g->name, g->line, an, bn);
+        return 1;
+    }
+    if (c->tile_rows > 0 && c->tile_rows != c->tile_cols && fa.is_mx)
+        return efail(err, errlen, "GEMM '%s': functional mode needs square tiles (format.tile)", g->name);
+    mx_pe_config pc;
+    mx_pe_config_default(pf, &pc);
+    pc.lanes = c->lanes;
+    pc.block = c->tile_rows > 0 ? c->tile_cols : c->block_size;
+    pc.align_width = c->align_width;
+    pc.fp5_bias = b5a;
+    /* plain (per-tensor, unit-scale) FP8/INT8 operands: scales of 2^0 */
+    const int unit_scale = !fa.is_mx && pf != MX_PE_BF16;
+    if (unit_scale && pc.block % pc.lanes) pc.block = pc.lanes;
+    char perr[200];
+    if (mx_pe_config_check(&pc, perr, sizeof perr) != 0) {
+        if (err && errlen) snprintf(err, errlen, "GEMM '%s': PE config: %s", g->name, perr);
+        return -1;
+    }
+    const long long M = g->M, N = g->N, K = g->K;
+    /* sample when too large (never with caller data or an output buffer) */
+    if (!fa.is_mx) pc.block = unit_scale ? pc.block : c->block_size;
+    long long gm = c->tile_rows > 0 && fa.is_mx ? c->tile_rows : 1;
+    long long gn = c->tile_rows > 0 && fb.is_mx ? c->tile_cols : 1;
+    long long *ri = malloc(sizeof *ri * (size_t)M), *ci = malloc(sizeof *ci * (size_t)N);
+    if (!ri || !ci) { free(ri); free(ci); return efail(err, errlen, "%s: out of memory", g->name); }
+    long long nr = M, nc = N;
+    int sampled = 0;
+    if ((double)M * N * K > (double)c->functional_max_macs && !out && !d->a && !d->b) {
+        /* outputs budget: max_macs / K, split as a square of row and column groups */
+        double outs = (double)c->functional_max_macs / (double)K;
+        long long side = (long long)sqrt(outs);
+        if (side < 1) side = 1;
+        long long rg = (side + gm - 1) / gm, cg = (side + gn - 1) / gn;
+        nr = pick(M, gm, rg, ri);
+        nc = pick(N, gn, cg, ci);
+        sampled = nr < M || nc < N;
+    } else {
+        for (long long i = 0; i < M; i++) ri[i] = i;
+        for (long long j = 0; j < N; j++) ci[j] = j;
+    }
+    long long kb = pc.block;
+    long long nkb = (K + kb - 1) / kb;
+    size_t asz = (size_t)(nr * K), bsz = (size_t)(nc * K);
+    float *A = malloc(sizeof *A * asz), *Bt = malloc(sizeof *Bt * bsz);
+    uint16_t *ac = malloc(sizeof *ac * asz), *bc = malloc(sizeof *bc * bsz);
+    uint8_t *as = malloc((size_t)(nr * nkb) + 1), *bs = malloc((size_t)(nc * nkb) + 1);
+    int rc = -1;
+    if (!A || !Bt || !ac || !bc || !as || !bs) { efail(err, errlen, "%s: out of memory", g->name); goto done; }
+    for (long long i = 0; i < nr; i++)
+        for (long long k = 0; k < K; k++)
+            A[i * K + k] = d->a ? d->a[ri[i] * K + k] : (float)gauss_at(d->seed, 0, (uint64_t)ri[i], (uint64_t)k);
+    for (long long j = 0; j < nc; j++)
+        for (long long k = 0; k < K; k++)
+            Bt[j * K + k] = d->b ? d->b[k * N + ci[j]] : (float)gauss_at(d->seed, 1, (uint64_t)k, (uint64_t)ci[j]);
+    /* A (rows x K) tiles tr x tc; B^T (N x K) tiles are B's tiles transposed */
+    if (unit_scale) {
+        quantize_rows(c, &fa, (int)kb, 0, nr, K, A, ac, as, err, errlen);
+        quantize_rows(c, &fb, (int)kb, 0, nc, K, Bt, bc, bs, err, errlen);
+    } else if (quantize_rows(c, &fa, c->tile_rows, c->tile_cols, nr, K, A, ac, as, err, errlen) != 0 ||
+               quantize_rows(c, &fb, c->tile_rows ? c->tile_cols : 0, c->tile_rows, nc, K, Bt, bc, bs, err, errlen) != 0)
+        goto done;
+
+    /* MXSF mode pairs from the codes: sum_k (#wide A in column k)(#wide B in row k) */
+    if (fa.is_mxsf) {
+        double ww = 0, wn = 0, nn = 0;
+        for (long long k = 0; k < K; k++) {
+            double wa = 0, wb = 0;
+            for (long long i = 0; i < nr; i++) wa += ((ac[i * K + k] >> 5) & 3) != 0;
+            for (long long j = 0; j < nc; j++) wb += ((bc[j * K + k] >> 5) & 3) != 0;
+            ww += wa * wb;
+            wn += wa * (nc - wb) + (nr - wa) * wb;
+            nn += (nr - wa) * (nc - wb);
+        }
+        double tot = ww + wn + nn, macs = (double)s->macs;
+        for (int a = 0; a <= MX_SIG_MAX; a++)
+            for (int b = 0; b <= MX_SIG_MAX; b++) s->mul[a][b] = 0;
+        s->mul[6][6] = macs * ww / tot;
+        s->mul[6][3] = macs * wn / tot;
+        s->mul[3][3] = macs * nn / tot;
+    }
+
+    /* outputs tile by tile as the array computes them; partial sums chain
+     * through the FP32 accumulator across K tiles */
+    mx_tiling tl;
+    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) goto done;
+    double err_sq = 0, ref_sq = 0, max_err = 0;
+    for (long long i0 = 0; i0 < nr; i0++) {
+        const float *arow = A + i0 * K;
+        for (long long j0 = 0; j0 < nc; j0++) {
+            const float *bcol = Bt + j0 * K;
+            uint32_t acc = 0;
+            for (long long k0 = 0; k0 < K; k0 += tl.kt) {
+                int kk = (int)(K - k0 < tl.kt ? K - k0 : tl.kt);
+                acc = mx_pe_dot(&pc, ac + i0 * K + k0, pf != MX_PE_BF16 ? as + i0 * nkb + k0 / kb : NULL,
+                                bc + j0 * K + k0, pf != MX_PE_BF16 ? bs + j0 * nkb + k0 / kb : NULL, kk, acc);
+            }
+            double r = 0;
+            for (long long k = 0; k < K; k++) r += (double)arow[k] * (double)bcol[k];
+            float y;
+            memcpy(&y, &acc, sizeof y);
+            double e = (double)y - r;
+            err_sq += e * e;
+            ref_sq += r * r;
+            if (fabs(e) > max_err || isnan(e)) max_err = fabs(e);
+            if (out) out[ri[i0] * N + ci[j0]] = acc;
+        }
+    }
+    s->functional = 1;
+    s->sampled = sampled;
+    s->checked_outputs = nr * nc;
+    s->err_sq = err_sq;
+    s->ref_sq = ref_sq;
+    s->max_abs_err = max_err;
+    s->qsnr_db = err_sq > 0 ? -10.0 * log10(err_sq / ref_sq) : INFINITY;
+    rc = 0;
+done:
+    free(ri); free(ci); free(A); free(Bt); free(ac); free(bc); free(as); free(bs);
+    return rc;
 }

@@ -1,0 +1,177 @@
+// Functional mode of the accelerator model: identical cycles to the timing
+// mode, outputs equal to a direct loop over mx_pe_dot on operands quantized
+// here, QSNR against FP64, sampling of large GEMMs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "arch/mx_arch.h"
+#include "formats/mx_block.h"
+#include "formats/mx_rng.h"
+#include "units/mx_pe.h"
+}
+
+namespace {
+
+mx_arch_config cfg_for(const char *fmt, int tile, int lanes, mx_dataflow df)
+{
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    snprintf(c.a_format, sizeof c.a_format, "%s", fmt);
+    snprintf(c.b_format, sizeof c.b_format, "%s", fmt);
+    snprintf(c.out_format, sizeof c.out_format, "%s", fmt);
+    c.tile_rows = c.tile_cols = tile;
+    c.lanes = lanes;
+    c.dataflow = df;
+    c.rows = 4;
+    c.cols = 3;
+    // small buffers so that K, M and N are tiled
+    c.sram[MX_OP_A].kib = 1;
+    c.sram[MX_OP_B].kib = 1;
+    c.sram[MX_OP_OUT].kib = 1;
+    return c;
+}
+
+mx_gemm gemm(long long M, long long N, long long K)
+{
+    mx_gemm g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "t");
+    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
+    return g;
+}
+
+} // namespace
+
+TEST(ArchFunctional, SameCyclesAsTimingOnManyShapes)
+{
+    uint64_t rng = 99;
+    struct { const char *f; int tile; int lanes; } fm[] = {
+        {"mxsf", 8, 8}, {"mxsf", 0, 4}, {"bf16", 0, 8}, {"mxint8", 0, 2}, {"mxfp8_e4m3", 8, 1}};
+    for (int it = 0; it < 40; it++) {
+        auto &f = fm[it % 5];
+        mx_arch_config c = cfg_for(f.f, f.tile, f.lanes, (mx_dataflow)(it % 3));
+        c.fold_overlap = it % 2;
+        mx_gemm g = gemm(1 + mx_rng_next(&rng) % 37, 1 + mx_rng_next(&rng) % 29, 1 + mx_rng_next(&rng) % 90);
+        mx_stats t, fs;
+        char err[400];
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &t, err, sizeof err), 0) << err;
+        mx_func_data d = {(uint64_t)it, nullptr, nullptr};
+        ASSERT_EQ(mx_arch_gemm_functional(&c, &g, &d, &fs, nullptr, err, sizeof err), 0) << err;
+        EXPECT_EQ(fs.cycles, t.cycles) << f.f << " " << g.M << "x" << g.N << "x" << g.K;
+        EXPECT_EQ(fs.compute_cycles, t.compute_cycles);
+        for (int i = 0; i < MX_NSTALL; i++) EXPECT_EQ(fs.stall[i], t.stall[i]);
+        EXPECT_EQ(fs.checked_outputs, g.M * g.N);
+        EXPECT_TRUE(fs.functional);
+    }
+}
+
+// Operands quantized here with mx_block_quantize / mx_encode, one mx_pe_dot
+// call per output over all of K: the model's tiled computation must give the
+// same bits.
+TEST(ArchFunctional, OutputsEqualDirectPeDotLoop)
+{
+    struct { const char *f; int tile; int lanes; } fm[] = {
+        {"mxsf", 8, 8}, {"mxsf", 0, 4}, {"bf16", 0, 4}, {"mxint8", 0, 8}, {"mxfp8_e2m5", 8, 2}};
+    for (auto &f : fm) {
+        mx_arch_config c = cfg_for(f.f, f.tile, f.lanes, MX_DATAFLOW_OS);
+        const long long M = 19, N = 11, K = 300; // ragged vs tiles, blocks and lanes
+        std::vector<float> A(M * K), B(K * N);
+        uint64_t rng = 5;
+        for (auto &x : A) x = (float)(mx_rng_uniform(&rng) * 4 - 2);
+        for (auto &x : B) x = (float)(std::ldexp(mx_rng_uniform(&rng) - 0.5, (int)(mx_rng_next(&rng) % 9)));
+        mx_func_data d = {0, A.data(), B.data()};
+        mx_gemm g = gemm(M, N, K);
+        std::vector<uint32_t> out(M * N, 0xDEADBEEF);
+        mx_stats s;
+        char err[400];
+        ASSERT_EQ(mx_arch_gemm_functional(&c, &g, &d, &s, out.data(), err, sizeof err), 0) << err;
+        mx_tiling tl;
+        mx_operand_fmt fo;
+        ASSERT_EQ(mx_operand_fmt_resolve(&c, f.f, &fo), 0);
+        ASSERT_EQ(mx_arch_tiling(&c, &fo, &fo, M, N, K, &tl, err, sizeof err), 0);
+        EXPECT_LT(tl.kt, K) << "the test must exercise K tiling";
+
+        // independent quantization: A as M x K, B as K x N (blocks along axis 0 / tiles over (K, N))
+        mx_pe_fmt pf;
+        ASSERT_EQ(mx_pe_fmt_parse(f.f, &pf), 0);
+        mx_pe_config pc;
+        mx_pe_config_default(pf, &pc);
+        pc.lanes = f.lanes;
+        pc.block = f.tile ? f.tile : 32;
+        std::vector<uint16_t> ac(M * K), bc(K * N);
+        std::vector<uint8_t> as, bs;
+        long long nkb = (K + pc.block - 1) / pc.block;
+        std::vector<uint8_t> arow_s(M * nkb), bcol_s(N * nkb);
+        mx_format el;
+        if (pf == MX_PE_BF16) {
+            ASSERT_EQ(mx_format_lookup("bf16", &el), 0);
+            mx_encode_opts o = {MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN, nullptr};
+            for (long long i = 0; i < M * K; i++) ac[i] = (uint16_t)mx_encode(&el, A[i], &o, nullptr);
+            for (long long i = 0; i < K * N; i++) bc[i] = (uint16_t)mx_encode(&el, B[i], &o, nullptr);
+        } else {
+            ASSERT_EQ(mx_block_format_lookup(f.f, &el), 0);
+            mx_block_spec sp;
+            memset(&sp, 0, sizeof sp);
+            sp.elem = el;
+            sp.block = 32;
+            sp.tile_rows = sp.tile_cols = f.tile;
+            sp.scale_rule = MX_SCALE_FLOOR;
+            sp.enc.round = MX_ROUND_EVEN;
+            mx_shape sa = {2, {(size_t)M, (size_t)K}}, sb = {2, {(size_t)K, (size_t)N}}, ss;
+            sp.axis = -1;
+            ASSERT_EQ(mx_block_scale_shape(&sp, &sa, &ss, err, sizeof err), 0);
+            as.resize(mx_shape_count(&ss));
+            ASSERT_EQ(mx_block_quantize(&sp, &sa, A.data(), ac.data(), as.data(), nullptr, err, sizeof err), 0);
+            sp.axis = 0;
+            ASSERT_EQ(mx_block_scale_shape(&sp, &sb, &ss, err, sizeof err), 0);
+            bs.resize(mx_shape_count(&ss));
+            ASSERT_EQ(mx_block_quantize(&sp, &sb, B.data(), bc.data(), bs.data(), nullptr, err, sizeof err), 0);
+            for (long long i = 0; i < M; i++)
+                for (long long b = 0; b < nkb; b++)
+                    arow_s[i * nkb + b] = f.tile ? as[(i / f.tile) * nkb + b] : as[i * nkb + b];
+            for (long long j = 0; j < N; j++)
+                for (long long b = 0; b < nkb; b++)
+                    bcol_s[j * nkb + b] = f.tile ? bs[b * ((N + f.tile - 1) / f.tile) + j / f.tile] : bs[b * N + j];
+        }
+        std::vector<uint16_t> bcol(K);
+        int bad = 0;
+        for (long long i = 0; i < M; i++)
+            for (long long j = 0; j < N; j++) {
+                for (long long k = 0; k < K; k++) bcol[k] = bc[k * N + j];
+                uint32_t want = mx_pe_dot(&pc, &ac[i * K], pf == MX_PE_BF16 ? nullptr : &arow_s[i * nkb], bcol.data(),
+                                          pf == MX_PE_BF16 ? nullptr : &bcol_s[j * nkb], (int)K, 0);
+                bad += want != out[i * N + j];
+            }
+        EXPECT_EQ(bad, 0) << f.f << " tile " << f.tile;
+        EXPECT_GT(s.qsnr_db, 20) << f.f;
+    }
+}
+
+TEST(ArchFunctional, QsnrOrderAndSampling)
+{
+    mx_arch_config mx = cfg_for("mxsf", 8, 8, MX_DATAFLOW_OS), bf = cfg_for("bf16", 0, 8, MX_DATAFLOW_OS);
+    mx.rows = mx.cols = bf.rows = bf.cols = 8;
+    mx_gemm g = gemm(64, 48, 256);
+    mx_func_data d = {7, nullptr, nullptr};
+    mx_stats a, b;
+    char err[400];
+    ASSERT_EQ(mx_arch_gemm_functional(&mx, &g, &d, &a, nullptr, err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_arch_gemm_functional(&bf, &g, &d, &b, nullptr, err, sizeof err), 0) << err;
+    // BF16 keeps 8 significand bits per element, MXSF at most 6: BF16 is more accurate.
+    EXPECT_GT(b.qsnr_db, a.qsnr_db);
+    EXPECT_GT(a.qsnr_db, 25);
+    // MXSF mode pairs counted from the codes add up to all MACs
+    EXPECT_NEAR(a.mul[6][6] + a.mul[6][3] + a.mul[3][3], (double)a.macs, 1e-6 * a.macs);
+    EXPECT_GT(a.mul[6][3], 0);
+    // sampling above the limit: fewer outputs, whole tile-row groups, flagged
+    mx.functional_max_macs = 20000;
+    ASSERT_EQ(mx_arch_gemm_functional(&mx, &g, &d, &a, nullptr, err, sizeof err), 0) << err;
+    EXPECT_TRUE(a.sampled);
+    EXPECT_LT(a.checked_outputs, 64 * 48);
+    EXPECT_EQ(a.checked_outputs % 64, 0); // groups of 8 rows x 8 columns
+    EXPECT_GT(a.qsnr_db, 25);
+}
