@@ -208,7 +208,7 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
     const int L = cfg->lanes;
     const int guard = cfg->align_width - MX_PE_PROD_W;
     const int use_scale = cfg->fmt != MX_PE_BF16;
-    const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8;
+    const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8 && k >= 128; /* table pays off on long dots */
     pe_elem lut[256];
     if (lut_ok)
         for (uint32_t c = 0; c < 256; c++) lut[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);

@@ -45,6 +45,7 @@ struct Result {
     bool ok = true;
     long vectors = 0;
     long cycles = 0;
+    double rtl_secs = -1;  // time inside the Verilated model's eval() (pe only)
     Mismatch mm;
 };
 
@@ -59,7 +60,12 @@ struct Trace {
 inline uint64_t get_bits(const uint32_t *w, int lo, int width)
 {
     uint64_t v = 0;
-    for (int i = 0; i < width; i++) v |= (uint64_t)((w[(lo + i) / 32] >> ((lo + i) % 32)) & 1u) << i;
+    for (int got = 0; got < width;) {
+        int idx = (lo + got) / 32, off = (lo + got) % 32;
+        int take = 32 - off < width - got ? 32 - off : width - got;
+        v |= (uint64_t)((w[idx] >> off) & (uint32_t)((1ull << take) - 1)) << got;
+        got += take;
+    }
     return v;
 }
 template <typename T> inline uint64_t field(const T &v, int lo, int width)
@@ -77,10 +83,13 @@ template <typename T> inline void set_field(T &v, int lo, int width, uint64_t x)
 }
 template <std::size_t N> inline void set_field(VlWide<N> &v, int lo, int width, uint64_t x)
 {
-    for (int i = 0; i < width; i++) {
-        uint32_t &w = v.data()[(lo + i) / 32];
-        uint32_t bit = 1u << ((lo + i) % 32);
-        w = ((x >> i) & 1) ? (w | bit) : (w & ~bit);
+    for (int put = 0; put < width;) {
+        int idx = (lo + put) / 32, off = (lo + put) % 32;
+        int take = 32 - off < width - put ? 32 - off : width - put;
+        uint32_t m = (uint32_t)((1ull << take) - 1) << off;
+        uint32_t &w = v.data()[idx];
+        w = (w & ~m) | ((uint32_t)(x >> put) << off & m);
+        put += take;
     }
 }
 inline uint64_t mask(int width) { return width >= 64 ? ~0ull : ((1ull << width) - 1); }

@@ -111,9 +111,11 @@ int main(int argc, char **argv)
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const char *fname = mx_pe_fmt_name(o.fmt);
     if (r.ok) {
-        printf("cosim %s %s%s: PASS %ld vectors, %ld cycles, %.2f s (%.0f vectors/s, %.0f cycles/s)%s\n",
+        char share[64] = "";
+        if (r.rtl_secs >= 0 && secs > 0) snprintf(share, sizeof share, ", RTL eval %.0f%% of the time", 100 * r.rtl_secs / secs);
+        printf("cosim %s %s%s: PASS %ld vectors, %ld cycles, %.2f s (%.0f vectors/s, %.0f cycles/s%s)%s\n",
                o.unit.c_str(), fname, o.unit == "pe" ? " L=8" : "", r.vectors, r.cycles, secs,
-               r.vectors / (secs > 0 ? secs : 1e-9), r.cycles / (secs > 0 ? secs : 1e-9),
+               r.vectors / (secs > 0 ? secs : 1e-9), r.cycles / (secs > 0 ? secs : 1e-9), share,
                o.exhaustive ? " [exhaustive]" : "");
         return 0;
     }

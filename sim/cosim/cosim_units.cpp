@@ -2,7 +2,9 @@
 #include "cosim.h"
 
 #include <cinttypes>
+#include <chrono>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <sstream>
 
@@ -69,7 +71,7 @@ struct Checker {
     Result &r;
     std::string unit;
     long cycle = 0;
-    std::string stim;
+    std::function<std::string()> stim;  // built only at a mismatch
     explicit Checker(Result &res, const char *u) : r(res), unit(u) {}
     bool operator()(const char *fieldname, int lane, uint64_t exp, uint64_t act, int width,
                     const char *unit_override = nullptr)
@@ -85,7 +87,7 @@ struct Checker {
         r.mm.expected = exp;
         r.mm.actual = act;
         r.mm.width = width;
-        r.mm.stimulus = stim;
+        r.mm.stimulus = stim ? stim() : std::string();
         return true;
     }
 };
@@ -139,7 +141,7 @@ Result run_decode(const Options &o, const Trace &t)
         mx_decode_out c;
         mx_decode_comb(&in, &c);
         chk.cycle = v;
-        chk.stim = "code_i=" + hex(code) + " fmt_i=" + mx_pe_fmt_name(o.fmt) + " fp5_bias_i=" + std::to_string(b5);
+        chk.stim = [&] { return "code_i=" + hex(code) + " fmt_i=" + mx_pe_fmt_name(o.fmt) + " fp5_bias_i=" + std::to_string(b5); };
         chk("sign_o", -1, (uint64_t)c.sign_o, s.m->sign_o, 1) ||
         chk("sig_o", -1, c.sig_o, s.m->sig_o, 8) ||
         chk("lsb_o", -1, (uint64_t)c.lsb_o, s.m->lsb_o, LSB_W) ||
@@ -185,7 +187,7 @@ Result run_mul(const Options &o, const Trace &t)
         mx_mul_out c;
         mx_mul_comb(&mi, &c);
         chk.cycle = v;
-        chk.stim = "a=" + hex(a) + " b=" + hex(b) + " (codes, " + mx_pe_fmt_name(o.fmt) + ")";
+        chk.stim = [&] { return "a=" + hex(a) + " b=" + hex(b) + " (codes, " + mx_pe_fmt_name(o.fmt) + ")"; };
         chk("sign_o", -1, (uint64_t)c.sign_o, s.m->sign_o, 1) ||
         chk("prod_o", -1, c.prod_o, s.m->prod_o, PROD_W) ||
         chk("exp_o", -1, (uint64_t)c.exp_o, s.m->exp_o, PEXP_W) ||
@@ -209,8 +211,6 @@ Result run_align(const Options &o, const Trace &t)
     for (long v = 0; v < o.vectors && r.ok; v++) {
         mx_align_in in;
         std::memset(&in, 0, sizeof in);
-        std::ostringstream st;
-        st << "lanes (sign,prod,exp,nan,inf):";
         for (int i = 0; i < RTL_LANES; i++) {
             uint32_t a = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 64 == 0);
             uint32_t b = rand_code(o.fmt, &rng, false);
@@ -232,14 +232,20 @@ Result run_align(const Options &o, const Trace &t)
             set_field(s.m->exp_i, i * PEXP_W, PEXP_W, (uint64_t)mo.exp_o);
             set_field(s.m->nan_i, i, 1, (uint64_t)mo.nan_o);
             set_field(s.m->inf_i, i, 1, (uint64_t)mo.inf_o);
-            st << " (" << mo.sign_o << "," << hex(mo.prod_o) << "," << mo.exp_o << "," << mo.nan_o << "," << mo.inf_o << ")";
         }
         s.m->eval();
         s.dump(v, 0);
         mx_align_out c;
         mx_align_comb(RTL_LANES, RTL_ALIGN_W, &in, &c);
         chk.cycle = v;
-        chk.stim = st.str();
+        chk.stim = [&] {
+            std::ostringstream st;
+            st << "lanes (sign,prod,exp,nan,inf):";
+            for (int i = 0; i < RTL_LANES; i++)
+                st << " (" << in.sign_i[i] << "," << hex(in.prod_i[i]) << "," << in.exp_i[i] << "," << in.nan_i[i]
+                   << "," << in.inf_i[i] << ")";
+            return st.str();
+        };
         for (int i = 0; i < RTL_LANES; i++)
             if (chk("aligned_o", i, (uint64_t)c.aligned_o[i], field(s.m->aligned_o, i * RTL_AL_W, RTL_AL_W), RTL_AL_W)) break;
         chk("emax_o", -1, (uint64_t)c.emax_o, s.m->emax_o, PEXP_W) ||
@@ -261,20 +267,22 @@ Result run_addtree(const Options &o, const Trace &t)
     uint64_t rng = o.seed;
     for (long v = 0; v < o.vectors && r.ok; v++) {
         int64_t al[MX_PE_MAX_LANES];
-        std::ostringstream st;
-        st << "aligned_i:";
         for (int i = 0; i < RTL_LANES; i++) {
             int w = 1 + (int)(mx_rng_next(&rng) % (RTL_AL_W - 1));
             al[i] = sext(mx_rng_next(&rng) & mask(w + 1), w + 1);
             if (mx_rng_next(&rng) % 16 == 0) al[i] = (mx_rng_next(&rng) & 1) ? sext(1ull << RTL_ALIGN_W, RTL_AL_W) : (int64_t)mask(RTL_ALIGN_W);
             set_field(s.m->aligned_i, i * RTL_AL_W, RTL_AL_W, (uint64_t)al[i]);
-            st << " " << al[i];
         }
         s.m->eval();
         s.dump(v, 0);
         int64_t c = mx_addtree_comb(RTL_LANES, al);
         chk.cycle = v;
-        chk.stim = st.str();
+        chk.stim = [&] {
+            std::ostringstream st;
+            st << "aligned_i:";
+            for (int i = 0; i < RTL_LANES; i++) st << " " << al[i];
+            return st.str();
+        };
         chk("sum_o", -1, (uint64_t)c, s.m->sum_o, RTL_SUM_W);
         r.vectors++;
         r.cycles++;
@@ -331,12 +339,14 @@ Result run_accum(const Options &o, const Trace &t)
         mx_accum_out c;
         mx_accum_comb(RTL_ALIGN_W, &in, &q, &d, &c);
         chk.cycle = v;
+        chk.stim = [&] {
         std::ostringstream st;
         st << "en=" << in.en_i << " valid=" << in.valid_i << " first=" << in.first_i << " last=" << in.last_i
            << " acc_i=" << hex(in.acc_i) << " sum_i=" << in.sum_i << " emax_i=" << in.emax_i
            << " scales=" << hex(in.a_scale_i) << "," << hex(in.b_scale_i) << " use_scale=" << in.use_scale_i
            << " nan/inf/sign=" << in.nan_i << in.inf_i << in.inf_sign_i << " acc_q=" << hex(q.acc_q);
-        chk.stim = st.str();
+        return st.str();
+        };
         chk("group_o", -1, c.group_o, s.m->group_o, 32) ||
         chk("res_o", -1, c.res_o, s.m->res_o, 32) ||
         chk("acc_q", -1, q.acc_q, s.m->acc_q, 32) ||
@@ -365,8 +375,6 @@ Result run_requant(const Options &o, const Trace &t)
         in.fmt_i = o.fmt;
         in.fp5_bias_i = o.fp5_bias;
         int e0 = 1 + (int)(mx_rng_next(&rng) % 254);
-        std::ostringstream st;
-        st << "vals_i:";
         for (int i = 0; i < RTL_REQ_N; i++) {
             uint32_t x = (uint32_t)mx_rng_next(&rng);
             int e = e0 - (int)(mx_rng_next(&rng) % 20);
@@ -378,7 +386,6 @@ Result run_requant(const Options &o, const Trace &t)
             if (k < 10 && k > 1) x &= 0x80000000u;
             in.vals_i[i] = x;
             set_field(s.m->vals_i, i * 32, 32, x);
-            st << " " << hex(x);
         }
         if (mx_rng_next(&rng) % 50 == 0)
             for (int i = 0; i < RTL_REQ_N; i++) { in.vals_i[i] &= 0x80000000u; set_field(s.m->vals_i, i * 32, 32, in.vals_i[i]); }
@@ -389,7 +396,12 @@ Result run_requant(const Options &o, const Trace &t)
         mx_requant_out c;
         mx_requant_comb(RTL_REQ_N, &in, &c);
         chk.cycle = v;
-        chk.stim = st.str();
+        chk.stim = [&] {
+            std::ostringstream st;
+            st << "vals_i:";
+            for (int i = 0; i < RTL_REQ_N; i++) st << " " << hex(in.vals_i[i]);
+            return st.str();
+        };
         if (!chk("scale_o", -1, c.scale_o, s.m->scale_o, 8) && !chk("amax_o", -1, c.amax_o, s.m->amax_o, 32))
             for (int i = 0; i < RTL_REQ_N; i++)
                 if (chk("codes_o", i, c.codes_o[i], field(s.m->codes_o, i * 8, 8), 8)) break;
@@ -462,6 +474,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
     const int groups_per_block = cfg.block / L;
 
     long cyc = 0;
+    double rtl_secs = 0;
     const long max_cycles = o.vectors * 20 + 1000;
     while (r.ok && (n_acc < o.vectors || out_seen < (long)expect_out.size() || holding) && cyc < max_cycles) {
         // ---- stimulus
@@ -509,7 +522,9 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
         s.m->first_i = in.first_i; s.m->last_i = in.last_i; s.m->acc_i = in.acc_i;
         s.m->out_ready_i = in.out_ready_i;
         s.m->clk_i = 0;
+        auto e0 = std::chrono::steady_clock::now();
         s.m->eval();
+        rtl_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
         s.dump(cyc, 0);
 
         // ---- compare
@@ -521,7 +536,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
             if (id < 0) return std::string("(") + stage + " holds reset values)";
             return std::string(stage) + " holds " + txn_str(hist[(size_t)id], L);
         };
-        chk.stim = stage_stim(id_s1, "S1");
+        chk.stim = [&] { return stage_stim(id_s1, "S1"); };
         bool bad = false;
         bad = bad || chk("s1_valid_q", -1, (uint64_t)q->s1_valid_q, R->mx_pe__DOT__s1_valid_q, 1, "pe");
         for (int i = 0; i < L && !bad; i++) {
@@ -538,7 +553,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
               chk("s1_acc_q", -1, q->s1_acc_q, R->mx_pe__DOT__s1_acc_q, 32) ||
               chk("s1_a_scale_q", -1, q->s1_a_scale_q, R->mx_pe__DOT__s1_a_scale_q, 8) ||
               chk("s1_b_scale_q", -1, q->s1_b_scale_q, R->mx_pe__DOT__s1_b_scale_q, 8);
-        if (!bad) chk.stim = stage_stim(id_s2, "S2");
+        if (!bad) chk.stim = [&] { return stage_stim(id_s2, "S2"); };
         bad = bad || chk("s2_valid_q", -1, (uint64_t)q->s2_valid_q, R->mx_pe__DOT__s2_valid_q, 1);
         for (int i = 0; i < L && !bad; i++)
             bad = chk("s2_aligned_q", i, (uint64_t)q->s2_aligned_q[i],
@@ -552,7 +567,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
               chk("s2_acc_q", -1, q->s2_acc_q, R->mx_pe__DOT__s2_acc_q, 32) ||
               chk("s2_a_scale_q", -1, q->s2_a_scale_q, R->mx_pe__DOT__s2_a_scale_q, 8) ||
               chk("s2_b_scale_q", -1, q->s2_b_scale_q, R->mx_pe__DOT__s2_b_scale_q, 8);
-        if (!bad) chk.stim = stage_stim(id_s3, "S3");
+        if (!bad) chk.stim = [&] { return stage_stim(id_s3, "S3"); };
         bad = bad || chk("s3_valid_q", -1, (uint64_t)q->s3_valid_q, R->mx_pe__DOT__s3_valid_q, 1) ||
               chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, RTL_SUM_W, "addtree") ||
               chk("s3_emax_q", -1, (uint64_t)q->s3_emax_q, R->mx_pe__DOT__s3_emax_q, PEXP_W) ||
@@ -573,7 +588,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
         // the emitted result also equals the functional model's
         if (!bad && c.out_valid_o && in.out_ready_i) {
             if (out_seen < (long)expect_out.size()) {
-                chk.stim = "output #" + std::to_string(out_seen) + " vs mx_pe_dot()";
+                chk.stim = [&] { return "output #" + std::to_string(out_seen) + " vs mx_pe_dot()"; };
                 bad = chk("out_o(mx_pe_dot)", -1, expect_out[(size_t)out_seen], c.out_o, 32);
             }
             out_seen++;
@@ -582,7 +597,9 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
 
         // ---- clock edge: RTL, C model, and the harness's shadow of the stage contents
         s.m->clk_i = 1;
+        e0 = std::chrono::steady_clock::now();
         s.m->eval();
+        rtl_secs += std::chrono::duration<double>(std::chrono::steady_clock::now() - e0).count();
         s.dump(cyc, 1);
         if (c.in_ready_o) {
             id_s3 = q->s2_valid_q ? id_s2 : id_s3;
@@ -612,6 +629,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
     }
     r.vectors = n_acc;
     r.cycles = cyc;
+    r.rtl_secs = rtl_secs;
     delete q;
     delete d;
     return r;
