@@ -83,14 +83,14 @@ void mx_arch_config_default(mx_arch_config *c)
     c->round = MX_ROUND_EVEN;
     c->mxsf_fp5_bias = 8;
     c->align_width = 32;
-    c->mxsf_wide_fraction = 0.80;
+    c->mxsf_wide_fraction = 0.65;
     for (int i = 0; i < MX_NOPS; i++) {
-        c->sram[i].kib = 256;
+        c->sram[i].kib = i == MX_OP_OUT ? 512 : 1024;
         c->sram[i].banks = 8;
-        c->sram[i].bytes_per_cycle = 32;
+        c->sram[i].bytes_per_cycle = 64;
     }
     c->double_buffer = 1;
-    c->dram_bytes_per_cycle = 64;
+    c->dram_bytes_per_cycle = 128;
     c->dram_latency = 100;
     c->ideal_memory = 0;
     c->rqu_elements_per_cycle = 32;
@@ -260,17 +260,17 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
         if (mt >= nt && mt > mg) mt = shrink(mt, mg);
         else if (nt > ng) nt = shrink(nt, ng);
         else if (mt > mg) mt = shrink(mt, mg);
-        else return fail(err, errlen, "key 'sram.out.kib': output buffer too small for one %lldx%lld FP32 tile", mt, nt);
+        else return fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mt, nt);
     }
     while (tile_bytes(mt, kt, fa->bits_per_elem) > cap_a) {
         if (kt > kg && (kt >= mt || mt <= mg)) kt = shrink(kt, kg);
         else if (mt > mg) mt = shrink(mt, mg);
-        else return fail(err, errlen, "key 'sram.a.kib': A buffer too small for one %lldx%lld tile", mt, kt);
+        else return fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mt, kt);
     }
     while (tile_bytes(kt, nt, fb->bits_per_elem) > cap_b) {
         if (kt > kg && (kt >= nt || nt <= ng)) kt = shrink(kt, kg);
         else if (nt > ng) nt = shrink(nt, ng);
-        else return fail(err, errlen, "key 'sram.b.kib': B buffer too small for one %lldx%lld tile", kt, nt);
+        else return fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kt, nt);
     }
 done:
     t->mt = llmin(mt, M);
