@@ -273,6 +273,27 @@ TEST_P(PeDot, MatchesExactReference)
     }
 }
 
+// Long dot products take mx_pe_dot's table-driven fast paths (k >= 128).
+TEST_P(PeDot, LongDotsMatchExactReference)
+{
+    mx_pe_config cfg;
+    mx_pe_config_default((mx_pe_fmt)GetParam(), &cfg);
+    uint64_t rng = 2000 + (uint64_t)GetParam();
+    std::vector<uint16_t> a, b;
+    std::vector<uint8_t> xa, xb;
+    for (int t = 0; t < 24; t++) {
+        cfg.align_width = (t % 3 == 2) ? 20 : MX_PE_ALIGN_W_DEFAULT;
+        cfg.fp5_bias = (t % 4 == 3) ? 12 : 8;
+        const int k = 128 + 8 * (int)(mx_rng_next(&rng) % 64);
+        rand_operands(cfg, k, &rng, a, b, xa, xb, t % 5 == 4);
+        const uint8_t *pa = cfg.fmt == MX_PE_BF16 ? nullptr : xa.data();
+        const uint8_t *pb = cfg.fmt == MX_PE_BF16 ? nullptr : xb.data();
+        ASSERT_EQ(mx_pe_dot(&cfg, a.data(), pa, b.data(), pb, k, 0),
+                  mx_ref_dot(&cfg, a.data(), pa, b.data(), pb, k, 0))
+            << mx_pe_fmt_name(cfg.fmt) << " W " << cfg.align_width << " b5 " << cfg.fp5_bias << " k " << k;
+    }
+}
+
 // The MXSF default width aligns exactly: the result equals the exact dot
 // product rounded once per cycle group, computed here in double per group
 // (exact: a group of 8 products spans < 40 bits).

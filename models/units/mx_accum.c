@@ -13,6 +13,17 @@ uint32_t mx_accum_group_fp32(const mx_format *fp32, int64_t sum, int exp)
     int sign = sum < 0;
     uint64_t mag = sign ? (uint64_t)0 - (uint64_t)sum : (uint64_t)sum;
     if (mag == 0) return 0; /* an exact zero sum is +0 */
+    /* A sum that FP32 holds exactly needs no rounding: pack it directly
+     * (the common case; every inexact one goes to mx_round_pack). */
+    int tz = __builtin_ctzll(mag);
+    uint64_t m = mag >> tz;
+    if (m < (1u << 24)) {
+        int msb = 63 - __builtin_clzll(m);
+        int e = msb + exp + tz;
+        if (e >= -126 && e <= 127)
+            return ((uint32_t)sign << 31) | ((uint32_t)(e + 127) << 23) |
+                   ((uint32_t)(m << (23 - msb)) & 0x7FFFFFu);
+    }
     return mx_round_pack(fp32, sign, mag, exp, &rne_inf, 0);
 }
 

@@ -199,6 +199,50 @@ static uint32_t group_slow(const mx_pe_config *cfg, const mx_format *fp32, const
     return ao.res_o;
 }
 
+/* Fast path for formats whose whole product-exponent range fits the guard
+ * bits (MXSF with b5 <= 10, E2M5, INT8 at the default width): alignment is
+ * then always exact, so the group's exact value sum_i p_i 2^(e_i) can be
+ * formed with one fixed anchor 2^(2 lmin) from per-code fixed-point values
+ * v = sig << (lsb - lmin): one integer multiply-add per MAC.  The rounded
+ * FP32 result depends only on that exact value, so it equals the aligned
+ * datapath's bit for bit. */
+static int dot_fast(const mx_pe_config *cfg, const mx_format *fp32, const pe_elem *lut,
+                    const uint16_t *a, const uint8_t *xa_s, const uint16_t *b, const uint8_t *xb_s,
+                    int k, uint32_t *acc_io)
+{
+    const int guard = cfg->align_width - MX_PE_PROD_W;
+    int lmin = 1 << 20, lmax = -(1 << 20);
+    int32_t v[256];
+    for (int c = 0; c < 256; c++)
+        if (lut[c].sig) {
+            if (lut[c].lsb < lmin) lmin = lut[c].lsb;
+            if (lut[c].lsb > lmax) lmax = lut[c].lsb;
+        }
+    if (lmax < lmin) lmin = lmax = 0;
+    const int span = lmax - lmin;
+    if (2 * span > guard || span > 20) return 0;
+    for (int c = 0; c < 256; c++) {
+        if (lut[c].special) return 0; /* formats with NaN/Inf codes take the unit path */
+        v[c] = lut[c].sig * (1 << (lut[c].lsb - lmin));
+    }
+    for (int i = 0; i < (k + cfg->block - 1) / cfg->block; i++)
+        if (xa_s[i] == 0xFF || xb_s[i] == 0xFF) return 0;
+    const int L = cfg->lanes;
+    uint32_t acc = *acc_io;
+    for (int base = 0; base < k; base += L) {
+        const int n = k - base < L ? k - base : L;
+        int64_t t = 0;
+        for (int i = 0; i < n; i++)
+            t += (int64_t)v[a[base + i] & 0xFF] * v[b[base + i] & 0xFF];
+        int blk = base / cfg->block;
+        int scale = (int)xa_s[blk] + (int)xb_s[blk] - 254;
+        uint32_t g = mx_accum_group_fp32(fp32, t, 2 * lmin + scale);
+        acc = mx_accum_fp32_add(fp32, acc, g);
+    }
+    *acc_io = acc;
+    return 1;
+}
+
 uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8_t *a_scales,
                    const uint16_t *b_codes, const uint8_t *b_scales, int k,
                    uint32_t acc_fp32_bits)
@@ -214,6 +258,8 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
         for (uint32_t c = 0; c < 256; c++) lut[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);
     uint32_t acc = acc_fp32_bits;
     int32_t p[MX_PE_MAX_LANES], e[MX_PE_MAX_LANES];
+    if (lut_ok && use_scale && dot_fast(cfg, &fp32, lut, a_codes, a_scales, b_codes, b_scales, k, &acc))
+        return acc;
 
     for (int base = 0; base < k; base += L) {
         const int n = k - base < L ? k - base : L;
