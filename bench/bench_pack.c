@@ -15,7 +15,7 @@
 
 #define PACK_BENCH_WIDTH 7
 #define PACK_BENCH_N     ((size_t)32 << 20) /* 32 Mi codes = 64 MiB of uint16 */
-#define PACK_BENCH_REPS  5
+#define PACK_BENCH_REPS  10
 
 static double best_of(void (*fn)(void *), void *arg)
 {

@@ -3,12 +3,13 @@
  * drawn in mx_pack.h.
  *
  * Speed: one function per width (PACK_WIDTH below), so every shift and mask
- * is a constant.  A group's 8 codes are narrowed into 64-bit words holding
- * one 8-bit field per byte (the low byte of each code, and the high byte for
- * widths above 8); each plane then folds that word onto itself with
- * whole-byte shifts.  Groups other than the last are written with one 8-byte
- * store that the next group overwrites (little-endian hosts), and read with
- * 8-byte loads.
+ * is a constant.  Bulk data goes through chunk_pack / chunk_unpack: codes are
+ * narrowed to bytes, the planes are computed in 16-bit lanes (8 groups per
+ * SSE2 operation, vectorized by gcc -O2), and each group is written with one
+ * 8-byte store that the next group overwrites (little-endian hosts).  The
+ * last groups, big-endian hosts and short inputs take the per-group path
+ * (group_pack: 64-bit words holding one field per byte, folded with
+ * whole-byte shifts).  The tail is a plain bit stream.
  */
 #include "formats/mx_pack.h"
 
@@ -53,51 +54,22 @@ ALWAYS_INLINE uint64_t plane_pack(uint64_t x, int off, int b)
     }
 }
 
-/* Masks of the unpack folds.  The chunked path hides them from the optimizer
- * (an empty asm): with visible constants gcc proves the OR-ed halves disjoint,
- * turns p | p << k into p * (2^k + 1), and a 64-bit vector multiply does not
- * exist in SSE2, so the loop would stay scalar. */
-typedef struct {
-    uint64_t b32, b16, b8;      /* plane byte extents     */
-    uint64_t f4;                /* 4-bit fold             */
-    uint64_t f2a, f2b;          /* 2-bit folds            */
-    uint64_t f1a, f1b, f1c;     /* 1-bit folds            */
-} unpack_masks;
-
-#if defined(__GNUC__)
-#define HIDE(v) __asm__("" : "+r"(v))
-#else
-#define HIDE(v) ((void)0)
-#endif
-
-ALWAYS_INLINE unpack_masks unpack_masks_make(int hide)
-{
-    unpack_masks k = {0xFFFFFFFFull, 0xFFFFull, 0xFFull, REP8(0x0F),
-                      0x00000F0F00000F0Full, REP8(0x03),
-                      0x0000000F0000000Full, 0x0003000300030003ull, REP8(0x01)};
-    if (hide) {
-        HIDE(k.b32); HIDE(k.b16); HIDE(k.b8); HIDE(k.f4); HIDE(k.f2a);
-        HIDE(k.f2b); HIDE(k.f1a); HIDE(k.f1b); HIDE(k.f1c);
-    }
-    return k;
-}
-
 /* Inverse of plane_pack: the b plane bytes in p -> 8 b-bit fields, one per
  * byte. */
-ALWAYS_INLINE uint64_t plane_unpack(uint64_t p, int b, const unpack_masks *k)
+ALWAYS_INLINE uint64_t plane_unpack(uint64_t p, int b)
 {
     switch (b) {
     case 8:
         return p;
     case 4:
-        return (p | p << 28) & k->f4;
+        return (p | p << 28) & REP8(0x0F);
     case 2:
-        p = (p | p << 28) & k->f2a;
-        return (p | p << 14) & k->f2b;
+        p = (p | p << 28) & 0x00000F0F00000F0Full;
+        return (p | p << 14) & REP8(0x03);
     default:
-        p = (p | p << 28) & k->f1a;
-        p = (p | p << 14) & k->f1b;
-        return (p | p << 7) & k->f1c;
+        p = (p | p << 28) & 0x0000000F0000000Full;
+        p = (p | p << 14) & 0x0003000300030003ull;
+        return (p | p << 7) & REP8(0x01);
     }
 }
 
@@ -139,13 +111,13 @@ ALWAYS_INLINE uint64_t small_planes_pack(uint64_t x, int r)
     return out;
 }
 
-ALWAYS_INLINE uint64_t small_planes_unpack(uint64_t p, int r, const unpack_masks *k)
+ALWAYS_INLINE uint64_t small_planes_unpack(uint64_t p, int r)
 {
     uint64_t x = 0;
     int off = 0;
-    if (r & 4) { x = plane_unpack(p & k->b32, 4, k); off = 4; }
-    if (r & 2) { x |= plane_unpack((p >> (8 * off)) & k->b16, 2, k) << off; off += 2; }
-    if (r & 1) x |= plane_unpack((p >> (8 * off)) & k->b8, 1, k) << off;
+    if (r & 4) { x = plane_unpack(p & 0xFFFFFFFFull, 4); off = 4; }
+    if (r & 2) { x |= plane_unpack((p >> (8 * off)) & 0xFFFFull, 2) << off; off += 2; }
+    if (r & 1) x |= plane_unpack((p >> (8 * off)) & 0xFFull, 1) << off;
     return x;
 }
 
@@ -180,69 +152,133 @@ ALWAYS_INLINE void group_unpack(int w, const uint8_t *p, uint16_t *c, int wide)
     }
     int r = w & 7;
     uint64_t lo, hi = 0;
-    unpack_masks k = unpack_masks_make(0);
     if (w >= 8) {
         lo = load_le(p, 8);
-        if (r) hi = small_planes_unpack(load_le(p + 8, wide ? 8 : r), r, &k);
+        if (r) hi = small_planes_unpack(load_le(p + 8, wide ? 8 : r), r);
     } else {
-        lo = small_planes_unpack(load_le(p, wide ? 8 : r), r, &k);
+        lo = small_planes_unpack(load_le(p, wide ? 8 : r), r);
     }
     _Pragma("GCC unroll 16")
     for (int i = 0; i < 8; i++)
         c[i] = (uint16_t)(((lo >> (8 * i)) & 0xFF) | ((hi >> (8 * i)) & 0xFF) << 8);
 }
 
-/* ---- chunks of CHUNK groups, in three vectorizable passes ------------------
- * 1. narrow the codes to one byte per field (low bytes; high bytes above 8),
- * 2. fold every 64-bit word into its planes (SSE2 64-bit lanes),
- * 3. one overlapping 8-byte store (or load) per group.
- * The constant trip counts let gcc's -O2 vectorizer take passes 1 and 2. */
+/* ---- chunks of CHUNK groups, in 16-bit lanes ------------------------------
+ * The same planes computed 8 groups per SSE2 operation.  After narrowing the
+ * codes to bytes, the 16-bit word q[m] (m = 0..3) of a group holds the fields
+ * of codes 2m (low byte) and 2m+1 (high byte); with F_m the plane's fields
+ * masked out of q[m], the plane layout of mx_pack.h becomes
+ *   4-bit plane: words F0 | F2 << 4,  F1 | F3 << 4      (bytes 0..3)
+ *   2-bit plane: word  F0 | F1 << 2 | F2 << 4 | F3 << 6 (bytes 0..1)
+ *   1-bit plane: S = F0 | F1 << 2 | F2 << 4 | F3 << 6, byte (S | S >> 7) & 0xFF
+ * Passes: narrow (vectorized), planes (vectorized, stride-4 words), one
+ * overlapping 8-byte store per group; unpack runs them backwards. */
 
 #define CHUNK 64
 
+/* The sub-byte planes of r = width mod 8 from the 4 field words q, as 4
+ * output words (unused words 0). */
+ALWAYS_INLINE void planes16_pack(const uint16_t *q, uint16_t *out, int r)
+{
+    unsigned w0 = 0, w1 = 0, w2 = 0, w3 = 0, f0, f1, f2, f3;
+    int off = 0, word = 0;
+#define FIELDS(sh, mask)                                                       \
+    (f0 = (unsigned)(q[0] >> (sh)) & (mask), f1 = (unsigned)(q[1] >> (sh)) & (mask), \
+     f2 = (unsigned)(q[2] >> (sh)) & (mask), f3 = (unsigned)(q[3] >> (sh)) & (mask))
+#define PUT(k, v) (k == 0 ? (w0 = (v)) : k == 1 ? (w1 = (v)) : k == 2 ? (w2 = (v)) : (w3 = (v)))
+    if (r & 4) {
+        FIELDS(0, 0x0F0Fu);
+        w0 = f0 | f2 << 4;
+        w1 = f1 | f3 << 4;
+        off = 4;
+        word = 2;
+    }
+    if (r & 2) {
+        FIELDS(off, 0x0303u);
+        PUT(word, f0 | f1 << 2 | f2 << 4 | f3 << 6);
+        off += 2;
+        word++;
+    }
+    if (r & 1) {
+        FIELDS(off, 0x0101u);
+        unsigned sw = f0 | f1 << 2 | f2 << 4 | f3 << 6;
+        PUT(word, (sw | sw >> 7) & 0xFFu);
+    }
+#undef FIELDS
+#undef PUT
+    out[0] = (uint16_t)w0;
+    out[1] = (uint16_t)w1;
+    out[2] = (uint16_t)w2;
+    out[3] = (uint16_t)w3;
+}
+
+ALWAYS_INLINE void planes16_unpack(const uint16_t *in, uint16_t *q, int r)
+{
+    unsigned f0 = 0, f1 = 0, f2 = 0, f3 = 0;
+    int off = 0, word = 0;
+#define ADD(v, mask)                                                           \
+    (f0 |= ((v) & (mask)) << off, f1 |= (((v) >> 2) & (mask)) << off,          \
+     f2 |= (((v) >> 4) & (mask)) << off, f3 |= (((v) >> 6) & (mask)) << off)
+    if (r & 4) {
+        f0 = in[0] & 0x0F0Fu;
+        f2 = (unsigned)(in[0] >> 4) & 0x0F0Fu;
+        f1 = in[1] & 0x0F0Fu;
+        f3 = (unsigned)(in[1] >> 4) & 0x0F0Fu;
+        off = 4;
+        word = 2;
+    }
+    if (r & 2) {
+        unsigned wd = in[word];
+        ADD(wd, 0x0303u);
+        off += 2;
+        word++;
+    }
+    if (r & 1) {
+        unsigned b = in[word] & 0xFFu, sw = b | b << 7;
+        ADD(sw, 0x0101u);
+    }
+#undef ADD
+    q[0] = (uint16_t)f0;
+    q[1] = (uint16_t)f1;
+    q[2] = (uint16_t)f2;
+    q[3] = (uint16_t)f3;
+}
+
 ALWAYS_INLINE void chunk_pack(int w, const uint16_t *c, uint8_t *o)
 {
-    uint64_t lo[CHUNK], hi[CHUNK], pl[CHUNK];
+    uint16_t lo[4 * CHUNK], hi[4 * CHUNK], pw[4 * CHUNK];
     uint8_t *lo8 = (uint8_t *)lo, *hi8 = (uint8_t *)hi;
     int r = w & 7;
     for (int i = 0; i < 8 * CHUNK; i++) lo8[i] = (uint8_t)c[i];
     if (w > 8)
         for (int i = 0; i < 8 * CHUNK; i++) hi8[i] = (uint8_t)(c[i] >> 8);
-    for (int g = 0; g < CHUNK; g++) pl[g] = small_planes_pack(w > 8 ? hi[g] : lo[g], r);
+    for (int g = 0; g < CHUNK; g++) planes16_pack(w > 8 ? &hi[4 * g] : &lo[4 * g], &pw[4 * g], r);
     for (int g = 0; g < CHUNK; g++) {
         uint8_t *og = o + (size_t)w * (size_t)g;
-        if (w >= 8) {
-            memcpy(og, &lo[g], 8);
-            memcpy(og + 8, &pl[g], 8);
+        if (w > 8) {
+            memcpy(og, &lo[4 * g], 8);
+            memcpy(og + 8, &pw[4 * g], 8);
         } else {
-            memcpy(og, &pl[g], 8);
+            memcpy(og, &pw[4 * g], 8);
         }
     }
 }
 
 ALWAYS_INLINE void chunk_unpack(int w, const uint8_t *p, uint16_t *c)
 {
-    uint64_t lo[CHUNK], hi[CHUNK], pl[CHUNK];
-    unpack_masks k = unpack_masks_make(1);
+    uint16_t lo[4 * CHUNK], hi[4 * CHUNK], pw[4 * CHUNK];
     uint8_t *lo8 = (uint8_t *)lo, *hi8 = (uint8_t *)hi;
     int r = w & 7;
     for (int g = 0; g < CHUNK; g++) {
         const uint8_t *pg = p + (size_t)w * (size_t)g;
-        uint64_t v0, v1;
-        if (w >= 8) {
-            memcpy(&v0, pg, 8);
-            memcpy(&v1, pg + 8, 8);
-            lo[g] = v0;
-            pl[g] = v1;
+        if (w > 8) {
+            memcpy(&lo[4 * g], pg, 8);
+            memcpy(&pw[4 * g], pg + 8, 8);
         } else {
-            memcpy(&v0, pg, 8);
-            pl[g] = v0;
+            memcpy(&pw[4 * g], pg, 8);
         }
     }
-    if (w > 8)
-        for (int g = 0; g < CHUNK; g++) hi[g] = small_planes_unpack(pl[g], r, &k);
-    else
-        for (int g = 0; g < CHUNK; g++) lo[g] = small_planes_unpack(pl[g], r, &k);
+    for (int g = 0; g < CHUNK; g++) planes16_unpack(&pw[4 * g], w > 8 ? &hi[4 * g] : &lo[4 * g], r);
     if (w > 8)
         for (int i = 0; i < 8 * CHUNK; i++) c[i] = (uint16_t)(lo8[i] | hi8[i] << 8);
     else
