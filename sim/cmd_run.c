@@ -204,10 +204,10 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
     const mx_stats *t = &r->total;
     printf("%-20s %-5s %7s %7s %7s %6s %14lld %6.1f %12.3f %10lld\n", "TOTAL", "", "", "", "", "",
            t->cycles, 100 * util(c, t), t->energy_total_pj * 1e-6, t->requant_elements);
-    printf("cycles: compute %lld, stalls dram %lld sram %lld drain %lld; %.3f ms at %.2f GHz; "
+    printf("cycles: compute %lld, stalls dram %lld sram %lld drain %lld rqu %lld; %.3f ms at %.2f GHz; "
            "%.3g MACs\n",
            t->compute_cycles, t->stall[MX_STALL_DRAM], t->stall[MX_STALL_SRAM],
-           t->stall[MX_STALL_DRAIN], t->cycles / (c->clock_ghz * 1e6), c->clock_ghz, (double)t->macs);
+           t->stall[MX_STALL_DRAIN], t->stall[MX_STALL_RQU], t->cycles / (c->clock_ghz * 1e6), c->clock_ghz, (double)t->macs);
     printf("energy (uJ):");
     for (int i = 0; i < MX_E_NCOMP; i++)
         printf(" %s %.1f", mx_energy_comp_name((mx_energy_comp)i), t->energy_pj[i] * 1e-6);
@@ -323,8 +323,8 @@ static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm 
     fprintf(f, "%s,%s,", name, phase);
     if (g) fprintf(f, "%lld,%lld,%lld,%lld,", g->M, g->N, g->K, g->count);
     else fprintf(f, ",,,,");
-    fprintf(f, "%lld,%lld,%lld,%lld,%lld,%.6f,%lld,%.17g,%.17g,%.17g,", s->cycles, s->compute_cycles,
-            s->stall[0], s->stall[1], s->stall[2], util(c, s), s->macs, s->mul[6][6], s->mul[6][3], s->mul[3][3]);
+    fprintf(f, "%lld,%lld,%lld,%lld,%lld,%lld,%.6f,%lld,%.17g,%.17g,%.17g,", s->cycles, s->compute_cycles,
+            s->stall[0], s->stall[1], s->stall[2], s->stall[3], util(c, s), s->macs, s->mul[6][6], s->mul[6][3], s->mul[3][3]);
     for (int i = 0; i < MX_NOPS; i++) fprintf(f, "%lld,%lld,", s->sram_read[i] + s->sram_write[i], s->dram_read[i] + s->dram_write[i]);
     fprintf(f, "%lld,%lld,%.17g", s->rqu_elements, s->requant_elements, s->energy_total_pj);
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",%.17g", s->energy_pj[i]);
@@ -337,7 +337,7 @@ static int write_csv(const char *path, const mx_trace *tr, const run_result *r)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
-    fprintf(f, "name,phase,M,N,K,count,cycles,compute_cycles,stall_dram,stall_sram,stall_drain,"
+    fprintf(f, "name,phase,M,N,K,count,cycles,compute_cycles,stall_dram,stall_sram,stall_drain,stall_rqu,"
                "utilization,macs,macs_6x6,macs_6x3,macs_3x3,sram_a_bytes,dram_a_bytes,sram_b_bytes,"
                "dram_b_bytes,sram_out_bytes,dram_out_bytes,rqu_elements,requant_elements,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));

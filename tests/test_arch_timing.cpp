@@ -201,7 +201,7 @@ TEST(ArchTiming, MemoryBoundsAndCounters)
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
     EXPECT_EQ(s.macs, 512LL * 384 * 1000);
     EXPECT_EQ(s.pe_steps, 512LL * 384 * 125); // K / 8 lanes
-    EXPECT_EQ(s.cycles, s.compute_cycles + s.stall[0] + s.stall[1] + s.stall[2]);
+    EXPECT_EQ(s.cycles, s.compute_cycles + s.stall[0] + s.stall[1] + s.stall[2] + s.stall[3]);
     // every operand byte comes from DRAM at least once: MXSF 8 bits + 8/64 per element
     EXPECT_GE(s.dram_read[MX_OP_A], (long long)(512 * 1000 * 8.125 / 8));
     EXPECT_GE(s.dram_read[MX_OP_B], (long long)(384 * 1000 * 8.125 / 8));
@@ -220,6 +220,15 @@ TEST(ArchTiming, MemoryBoundsAndCounters)
     EXPECT_GE(s.cycles, (long long)(bytes / 0.5));
     EXPECT_LE(s.cycles, (long long)(bytes / 0.5) + s.compute_cycles + 200LL * s.tiles);
     EXPECT_GT(s.stall[MX_STALL_DRAM], 0);
+
+    // A slow RQU (1 element per cycle) bounds a GEMM with many outputs and a short K.
+    c.dram_bytes_per_cycle = 128;
+    c.rqu_elements_per_cycle = 1;
+    mx_gemm wide = make_gemm(64, 64, 8);
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &wide, &s, err, sizeof err), 0) << err;
+    EXPECT_EQ(s.cycles, 64 * 64);
+    EXPECT_GT(s.stall[MX_STALL_RQU], 0);
+    c.rqu_elements_per_cycle = 32;
 
     // Ideal memory: no stalls.
     c.ideal_memory = 1;

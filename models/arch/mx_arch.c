@@ -58,7 +58,7 @@ const char *mx_energy_comp_name(mx_energy_comp c)
 
 const char *mx_stall_name(mx_stall_cause s)
 {
-    static const char *names[MX_NSTALL] = {"dram", "sram", "drain"};
+    static const char *names[MX_NSTALL] = {"dram", "sram", "drain", "rqu"};
     return (unsigned)s < MX_NSTALL ? names[s] : "?";
 }
 
@@ -494,6 +494,16 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
+        }
+    }
+    /* The RQU re-quantizes outputs (and second copies) as they leave the
+     * array, overlapped with compute; only a shortfall adds cycles. */
+    long long rqu_elems = M * N + s->requant_elements;
+    if (!c->ideal_memory && !c->scalesim_compat) {
+        long long rqu_cyc = cdiv(rqu_elems, c->rqu_elements_per_cycle);
+        if (rqu_cyc > total) {
+            s->stall[MX_STALL_RQU] = rqu_cyc - total;
+            total = rqu_cyc;
         }
     }
     if (c->scalesim_compat) total -= 1; /* SCALE-Sim's per-layer count (docs/ARCH.md) */

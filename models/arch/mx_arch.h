@@ -124,6 +124,7 @@ typedef enum {
     MX_STALL_DRAM = 0,  /* compute waits for a tile load                   */
     MX_STALL_SRAM,      /* SRAM ports narrower than the array's demand     */
     MX_STALL_DRAIN,     /* last output tile's write after compute ends     */
+    MX_STALL_RQU,       /* RQU slower than the array's output rate          */
     MX_NSTALL
 } mx_stall_cause;
 const char *mx_stall_name(mx_stall_cause s);
