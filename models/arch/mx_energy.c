@@ -49,7 +49,7 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
             char key[MX_ENERGY_KEY_MAX];
             snprintf(key, sizeof key, "mul_%dx%d", a, b);
             double pj;
-            char what[64];
+            char what[128];
             snprintf(what, sizeof what, "component pe, action %dx%d-bit significand multiply", a, b);
             if (need(t, key, what, &pj, err, errlen)) return -1;
             e[MX_E_MUL] += s->mul[a][b] * pj;
