@@ -86,3 +86,10 @@ lint:: lint-rtl
 # ---- area: yosys generic synthesis of the PE, one format per run ----------
 area:
 	@sh tests/cosim/area.sh $(YOSYS) $(BUILD)/area
+
+# ---- bench: co-simulation throughput of the PE (printed before the C benches)
+.PHONY: cosim-bench
+bench: cosim-bench
+cosim-bench: $(BUILD)/mxsim-cosim
+	@echo "== cosim_pe (Verilated RTL vs C cycle model, lock step, L=8, stall 0.2)"
+	@for f in mxsf bf16 e4m3 int8; do $(BUILD)/mxsim-cosim --unit pe --format $$f --vectors 200000 --stall 0.2 || exit 1; done
