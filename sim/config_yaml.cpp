@@ -301,7 +301,7 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
             if (t->n >= MX_ENERGY_MAX_ENTRIES) bad(file, it->first, full, "more than %d entries", MX_ENERGY_MAX_ENTRIES);
             double dummy;
             if (mx_energy_get(t, k.c_str(), &dummy) == 0) bad(file, it->first, full, "duplicate entry");
-            const YAML::Node &e = it->second;
+            YAML::Node e = it->second;  // a copy: it->second is a temporary
             if (!e.IsMap()) bad(file, e, full, "expected {pj, source, node, voltage}");
             bool have[4] = {false, false, false, false};
             double pj = 0;
