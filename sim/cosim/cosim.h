@@ -45,7 +45,8 @@ struct Result {
     bool ok = true;
     long vectors = 0;
     long cycles = 0;
-    double rtl_secs = -1;  // time inside the Verilated model's eval() (pe only)
+    double rtl_share = -1;  // share of the run inside the Verilated model's eval() (pe only)
+    double c_share = -1;    // share inside the C cycle model (pe only)
     Mismatch mm;
 };
 

@@ -111,8 +111,10 @@ int main(int argc, char **argv)
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const char *fname = mx_pe_fmt_name(o.fmt);
     if (r.ok) {
-        char share[64] = "";
-        if (r.rtl_secs >= 0 && secs > 0) snprintf(share, sizeof share, ", RTL eval %.0f%% of the time", 100 * r.rtl_secs / secs);
+        char share[96] = "";
+        if (r.rtl_share >= 0)
+            snprintf(share, sizeof share, "; time: RTL %.0f%%, C model %.0f%%, harness %.0f%%", 100 * r.rtl_share,
+                     100 * r.c_share, 100 * (1 - r.rtl_share - r.c_share));
         printf("cosim %s %s%s: PASS %ld vectors, %ld cycles, %.2f s (%.0f vectors/s, %.0f cycles/s%s)%s\n",
                o.unit.c_str(), fname, o.unit == "pe" ? " L=8" : "", r.vectors, r.cycles, secs,
                r.vectors / (secs > 0 ? secs : 1e-9), r.cycles / (secs > 0 ? secs : 1e-9), share,
