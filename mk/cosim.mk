@@ -20,14 +20,16 @@ COSIM_VL_OPT  := -O1
 VL_FLAGS     := --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast
 
 # model name, top module, extra verilator flags
-COSIM_MODELS := mx_decode mx_mul mx_align mx_addtree mx_accum mx_requant mx_pe mx_pe_fault
+COSIM_MODELS := mx_decode mx_mul mx_align mx_addtree mx_accum mx_requant mx_pe mx_pe_l4 mx_pe_fault
 top_mx_pe_fault   := mx_pe
+top_mx_pe_l4      := mx_pe
 flags_mx_align    := -GLANES=$(COSIM_LANES) -GALIGN_W=$(COSIM_ALIGN_W)
 flags_mx_addtree  := -GLANES=$(COSIM_LANES) -GIN_W=$(shell echo $$(($(COSIM_ALIGN_W)+1)))
 flags_mx_accum    := -GALIGN_W=$(COSIM_ALIGN_W) -GSUM_W=$(shell echo $$(($(COSIM_ALIGN_W)+4)))
 flags_mx_requant  := -GN=8
 flags_mx_pe       := -GLANES=$(COSIM_LANES) -GALIGN_W=$(COSIM_ALIGN_W)
 flags_mx_pe_fault := $(flags_mx_pe) +define+MX_FAULT_ALIGN
+flags_mx_pe_l4    := -GLANES=4 -GALIGN_W=$(COSIM_ALIGN_W)
 
 define VMODEL
 $(COSIM_DIR)/$(1)/V$(1)__ALL.a: $(RTL_SRC) mk/cosim.mk

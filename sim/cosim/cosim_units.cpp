@@ -21,6 +21,8 @@
 #include "Vmx_pe___024root.h"
 #include "Vmx_pe_fault.h"
 #include "Vmx_pe_fault___024root.h"
+#include "Vmx_pe_l4.h"
+#include "Vmx_pe_l4___024root.h"
 
 extern "C" {
 #include "units/mx_decode.h"
@@ -436,12 +438,12 @@ static std::string txn_str(const Txn &x, int lanes)
     return s.str();
 }
 
-template <class M> static Result run_pe_model(const Options &o, const Trace &t)
+template <class M, int L> static Result run_pe_model(const Options &o, const Trace &t)
 {
+    constexpr int SUM_W = RTL_AL_W + (L >= 8 ? 3 : L >= 4 ? 2 : 1);
     Result r;
     Checker chk(r, "pe");
     Sim<M> s(t);
-    const int L = RTL_LANES;
     mx_pe_config cfg;
     mx_pe_config_default(o.fmt, &cfg);
     cfg.lanes = L;
@@ -576,7 +578,7 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
               chk("s2_b_scale_q", -1, q->s2_b_scale_q, R->mx_pe__DOT__s2_b_scale_q, 8);
         if (!bad) chk.stim = [&] { return stage_stim(id_s3, "S3"); };
         bad = bad || chk("s3_valid_q", -1, (uint64_t)q->s3_valid_q, R->mx_pe__DOT__s3_valid_q, 1) ||
-              chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, RTL_SUM_W, "addtree") ||
+              chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, SUM_W, "addtree") ||
               chk("s3_emax_q", -1, (uint64_t)q->s3_emax_q, R->mx_pe__DOT__s3_emax_q, PEXP_W) ||
               chk("s3_nan_q", -1, (uint64_t)q->s3_nan_q, R->mx_pe__DOT__s3_nan_q, 1) ||
               chk("s3_inf_q", -1, (uint64_t)q->s3_inf_q, R->mx_pe__DOT__s3_inf_q, 1) ||
@@ -648,7 +650,8 @@ template <class M> static Result run_pe_model(const Options &o, const Trace &t)
 
 Result run_pe(const Options &o, const Trace &t)
 {
-    return o.fault ? run_pe_model<Vmx_pe_fault>(o, t) : run_pe_model<Vmx_pe>(o, t);
+    if (o.fault) return run_pe_model<Vmx_pe_fault, 8>(o, t);
+    return o.lanes == 4 ? run_pe_model<Vmx_pe_l4, 4>(o, t) : run_pe_model<Vmx_pe, 8>(o, t);
 }
 
 }  // namespace cosim

@@ -37,6 +37,9 @@ for f in mxsf e4m3 e5m2 e2m5 int8 bf16; do
   run --unit pe --format $f --vectors $PE_VECTORS --stall 0.2 --seed 21
 done
 run --unit pe --format mxsf --fp5-bias 11 --vectors 20000 --stall 0.5 --seed 22
+for f in mxsf bf16; do
+  run --unit pe --format $f --lanes 4 --vectors 50000 --stall 0.3 --seed 23
+done
 
 # Self-test: the fault-injected RTL (+define+MX_FAULT_ALIGN) must be caught,
 # in the align unit, with a waveform.
