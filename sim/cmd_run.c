@@ -261,7 +261,7 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
     fprintf(f, "},\n%s\"unit_activations\": {\"multiplier\": ", ind);
     json_num(f, (double)s->macs);
     fprintf(f, ", \"accumulator\": %lld, \"scale_adder\": %lld, \"rqu\": %lld},\n", s->pe_steps,
-            (c->tile_rows || strncmp(c->a_format, "mx", 2) == 0) ? s->pe_steps : 0, s->rqu_elements);
+            s->scale_adds, s->rqu_elements);
     const char *names[4] = {"sram_read_bytes", "sram_write_bytes", "dram_read_bytes", "dram_write_bytes"};
     const long long *arr[4] = {s->sram_read, s->sram_write, s->dram_read, s->dram_write};
     for (int k = 0; k < 4; k++) {

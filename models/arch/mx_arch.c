@@ -514,6 +514,8 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
     s->tiles = ntiles;
     s->macs = M * N * K;
     s->pe_steps = M * N * cdiv(K, c->lanes);
+    s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
+    s->exp_add_bits = (double)s->macs * (fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits);
     s->rqu_elements = M * N + s->requant_elements;
     count_muls(c, &fa, &fb, (double)s->macs, s);
     return 0;
@@ -526,6 +528,8 @@ void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
     for (int i = 0; i < MX_NSTALL; i++) a->stall[i] += b->stall[i] * times;
     a->macs += b->macs * times;
     a->pe_steps += b->pe_steps * times;
+    a->scale_adds += b->scale_adds * times;
+    a->exp_add_bits += b->exp_add_bits * (double)times;
     a->folds += b->folds * times;
     a->tiles += b->tiles * times;
     for (int i = 0; i <= MX_SIG_MAX; i++)

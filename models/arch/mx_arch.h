@@ -134,7 +134,9 @@ typedef struct {
     long long compute_cycles;    /* array busy (incl. fill/drain of folds) */
     long long stall[MX_NSTALL];
     long long macs;              /* useful multiply-accumulates            */
-    long long pe_steps;          /* (output, K-step) accumulations: accum + scale adds */
+    long long pe_steps;          /* (output, K-step) accumulations (FP32 adds)  */
+    long long scale_adds;        /* E8M0 + E8M0 adds (= pe_steps for MX operands) */
+    double exp_add_bits;         /* sum over products of the exponent-add width */
     long long folds, tiles;
     /* multiplies by significand widths: mul[wa][wb], wa >= wb             */
     double mul[MX_SIG_MAX + 1][MX_SIG_MAX + 1];

@@ -55,11 +55,6 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
             e[MX_E_MUL] += s->mul[a][b] * pj;
             products += s->mul[a][b];
         }
-    mx_operand_fmt fa, fb;
-    if (mx_operand_fmt_resolve(c, c->a_format, &fa) || mx_operand_fmt_resolve(c, c->b_format, &fb)) {
-        if (err && errlen) snprintf(err, errlen, "unknown operand format in the configuration");
-        return -1;
-    }
     double exp_bit, align_bit, tree_bit, fp32_add, scale_add, dram, rqu, leak_pe, leak_kib;
     double anchor[3];
     if (need(t, "exp_add_per_bit", "component pe, action product exponent add (per bit)", &exp_bit, err, errlen) ||
@@ -75,10 +70,9 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
         need(t, "leak_pe_cycle", "component leakage, action one PE for one cycle", &leak_pe, err, errlen) ||
         need(t, "leak_sram_kib_cycle", "component leakage, action 1 KiB SRAM for one cycle", &leak_kib, err, errlen))
         return -1;
-    int eb = fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits;
-    e[MX_E_ADDTREE] = products * (eb * exp_bit + c->align_width * (align_bit + tree_bit));
+    e[MX_E_ADDTREE] = s->exp_add_bits * exp_bit + products * c->align_width * (align_bit + tree_bit);
     e[MX_E_ACCUM] = (double)s->pe_steps * fp32_add;
-    if (fa.is_mx || fb.is_mx) e[MX_E_SCALE] = (double)s->pe_steps * scale_add;
+    e[MX_E_SCALE] = (double)s->scale_adds * scale_add;
     double kib_total = 0;
     for (int i = 0; i < MX_NOPS; i++) {
         double per_byte = sram_64b(c->sram[i].kib / c->sram[i].banks, anchor) / 8.0;
