@@ -5,6 +5,7 @@
  * configuration and the energy ratio is printed (the `make run` job).
  */
 #include "config_yaml.h"
+#include "npy.h"
 #include "mxsim_cmd.h"
 
 #include "arch/mx_arch.h"
@@ -26,6 +27,7 @@ typedef struct {
     const char *compare_path;
     const char *trace_path;
     const char *outdir;
+    const char *data_dir;
     const char *sets[MAX_SETS];
     int nsets;
     int functional;
@@ -47,11 +49,13 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mxsim run -c CONFIG.yaml -t TRACE.csv [--mode timing|functional] [-o OUTDIR]\n"
             "                 [--compare BASELINE.yaml] [--set KEY=VALUE]... [--seed N]\n"
-            "                 [--progress|--no-progress] [-q]\n"
+            "                 [--data DIR] [--progress|--no-progress] [-q]\n"
             "  Runs every GEMM of the trace on the configured accelerator; prints a table\n"
             "  per GEMM and the total; with -o writes OUTDIR/report.json and report.csv.\n"
             "  --mode functional computes values with the bit-exact PE model (same cycles).\n"
-            "  --compare runs the trace on a second config and prints the energy ratio.\n");
+            "  --compare runs the trace on a second config and prints the energy ratio.\n"
+            "  --data DIR: functional-mode operands DIR/NAME.PHASE.a.npy (M x K) and\n"
+            "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n");
 }
 
 static int parse_opts(int argc, char **argv, run_opts *o)
@@ -69,7 +73,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed");
+                    !strcmp(a, "--seed") || !strcmp(a, "--data");
         if (!takes) {
             fprintf(stderr, "mxsim run: unknown option '%s'\n", a);
             return 2;
@@ -83,6 +87,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) o->trace_path = v;
         else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
         else if (!strcmp(a, "--compare")) o->compare_path = v;
+        else if (!strcmp(a, "--data")) o->data_dir = v;
         else if (!strcmp(a, "--set")) {
             if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
             o->sets[o->nsets++] = v;
@@ -117,6 +122,38 @@ static void progress_bar(int on, size_t done, size_t total, const char *label)
     fflush(stderr);
 }
 
+/* Optional operand from --data: 0 (absent or loaded), 2 on bad input. */
+static int load_operand(const run_opts *o, const mx_gemm *g, const char *which, long long rows,
+                        long long cols, float **out)
+{
+    *out = NULL;
+    if (!o->data_dir) return 0;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s.%s.%s.npy", o->data_dir, g->name, mx_phase_name(g->phase), which);
+    if (access(path, F_OK) != 0) return 0;
+    mx_shape sh;
+    char err[600];
+    if (npy_read_f32(path, &sh, out, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim run: %s\n", err);
+        return 2;
+    }
+    if (sh.ndim != 2 || (long long)sh.dim[0] != rows || (long long)sh.dim[1] != cols) {
+        fprintf(stderr, "mxsim run: %s: shape must be (%lld, %lld) for GEMM '%s' (%s:%d)\n", path, rows,
+                cols, g->name, o->trace_path, g->line);
+        free(*out);
+        *out = NULL;
+        return 2;
+    }
+    for (long long i = 0; i < rows * cols; i++)
+        if (!isfinite((*out)[i])) {
+            fprintf(stderr, "mxsim run: %s: element %lld is not finite\n", path, i);
+            free(*out);
+            *out = NULL;
+            return 2;
+        }
+    return 0;
+}
+
 static int simulate(const run_opts *o, const char *config_path, const mx_trace *tr, run_result *r)
 {
     char err[600], epath[MX_ARCH_PATH_MAX];
@@ -143,8 +180,16 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
         mx_stats one;
         int rc;
         if (o->functional) {
-            mx_func_data d = {o->seed + i, NULL, NULL};
+            float *da = NULL, *db = NULL;
+            if (load_operand(o, g, "a", g->M, g->K, &da) || load_operand(o, g, "b", g->K, g->N, &db)) {
+                free(da);
+                progress_bar(bar, tr->n, tr->n, "");
+                return 2;
+            }
+            mx_func_data d = {o->seed + i, da, db};
             rc = mx_arch_gemm_functional(&r->cfg, g, &d, &one, NULL, err, sizeof err);
+            free(da);
+            free(db);
             if (rc == 1) {
                 progress_bar(bar, tr->n, tr->n, "");
                 fprintf(stderr, "mxsim run: note: %s:%d: %s\n", o->trace_path, g->line, err);

@@ -291,3 +291,36 @@ TEST(ArchRun, EveryShippedTraceRunsInTimingMode)
         EXPECT_EQ(r.status, 0) << t << ": " << r.err;
     }
 }
+
+TEST(ArchRun, FunctionalModeReadsNpyOperands)
+{
+    clitest::TempDir d;
+    std::string tr = d.file("t.csv");
+    write(tr, "name,M,N,K,phase,count\ng,2,3,4,fwd,1\n");
+    // values exactly representable in MXSF (and BF16): the output is exact
+    clitest::write_bytes(d.file("g.fwd.a.npy"), clitest::f32_npy("(2, 4)", {1, 2, 0.5f, -1, 3, 0.25f, 1.5f, 2}));
+    clitest::write_bytes(d.file("g.fwd.b.npy"),
+                         clitest::f32_npy("(4, 3)", {1, 0, 2, -1, 1, 0.5f, 2, 4, 1, 0.5f, 1, -2}));
+    std::string out = d.path() + "/o";
+    auto r = clitest::run_mxsim(d, {"run", "-q", "-c", src("configs/mxsf.yaml"), "-t", tr, "--mode", "functional",
+                                    "--data", d.path(), "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string js = clitest::read_text(out + "/report.json");
+    unlink((out + "/report.json").c_str());
+    unlink((out + "/report.csv").c_str());
+    rmdir(out.c_str());
+    Parser p(js);
+    Json root = p.value();
+    ASSERT_TRUE(p.ok);
+    const Json &g = root.obj["gemms"].arr.at(0);
+    EXPECT_EQ(g.obj.at("max_abs_err").num, 0.0);
+    EXPECT_EQ(g.obj.at("checked_outputs").num, 6.0);
+    EXPECT_EQ(g.obj.at("qsnr_db").kind, Json::NUL); // exact: infinite QSNR
+    // wrong shape: one error line, exit 2, no report
+    clitest::write_bytes(d.file("g.fwd.b.npy"), clitest::f32_npy("(3, 4)", std::vector<float>(12, 1.0f)));
+    r = clitest::run_mxsim(d, {"run", "-q", "-c", src("configs/mxsf.yaml"), "-t", tr, "--mode", "functional",
+                               "--data", d.path(), "-o", out});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_EQ(r.err, "mxsim run: " + d.file("g.fwd.b.npy") + ": shape must be (4, 3) for GEMM 'g' (" + tr + ":2)\n");
+    EXPECT_FALSE(clitest::exists(out));
+}
