@@ -156,6 +156,12 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
     t["memory.double_buffer"] = [=](const YAML::Node &n, const std::string &k) { c->double_buffer = get_bool(f, n, k); };
     t["memory.dram_bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->dram_bytes_per_cycle = get_num(f, n, k, 0.001, 1e6); };
     t["memory.dram_latency"] = [=](const YAML::Node &n, const std::string &k) { c->dram_latency = (int)get_int(f, n, k, 0, 1000000); };
+    t["memory.tiling"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string v = scalar(f, n, k);
+        if (v == "time") c->tiling_min_traffic = 0;
+        else if (v == "traffic") c->tiling_min_traffic = 1;
+        else bad(f, n, k, "must be time or traffic, got '%s'", v.c_str());
+    };
     t["memory.ideal"] = [=](const YAML::Node &n, const std::string &k) { c->ideal_memory = get_bool(f, n, k); };
     t["rqu.elements_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->rqu_elements_per_cycle = (int)get_int(f, n, k, 1, 65536); };
     t["training.requant"] = [=](const YAML::Node &n, const std::string &k) { c->train_requant = get_bool(f, n, k); };

@@ -316,3 +316,41 @@ TEST(ArchEnergy, SumOfCountsTimesTable)
     EXPECT_NE(strstr(err, "hand.yaml"), nullptr);
     EXPECT_NE(strstr(err, "leak_sram_kib_cycle"), nullptr);
 }
+
+TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
+{
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    char err[256];
+    mx_stats s;
+    // Everything fits: one tile, every operand byte read exactly once.
+    mx_gemm g = make_gemm(256, 128, 512);
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+    EXPECT_EQ(s.tiles, 1);
+    EXPECT_EQ(s.dram_read[MX_OP_A], (long long)std::ceil(256 * 512 * 8.125 / 8));
+    EXPECT_EQ(s.dram_read[MX_OP_B], (long long)std::ceil(512 * 128 * 8.125 / 8));
+    uint64_t rng = 4242;
+    mx_operand_fmt f;
+    ASSERT_EQ(mx_operand_fmt_resolve(&c, "mxsf", &f), 0);
+    for (int it = 0; it < 60; it++) {
+        c.dataflow = (mx_dataflow)(it % 3);
+        for (int i = 0; i < MX_NOPS; i++) c.sram[i].kib = 8 << (mx_rng_next(&rng) % 6);
+        long long M = 1 + mx_rng_next(&rng) % 3000, N = 1 + mx_rng_next(&rng) % 3000, K = 1 + mx_rng_next(&rng) % 5000;
+        mx_tiling t;
+        c.tiling_min_traffic = 0;
+        ASSERT_EQ(mx_arch_tiling(&c, &f, &f, M, N, K, &t, err, sizeof err), 0) << err;
+        double half = 1024.0 / 2;
+        EXPECT_LE(t.mt * t.kt * 8.125 / 8, c.sram[MX_OP_A].kib * half);
+        EXPECT_LE(t.kt * t.nt * 8.125 / 8, c.sram[MX_OP_B].kib * half);
+        EXPECT_LE(t.mt * t.nt * 4.0, c.sram[MX_OP_OUT].kib * half);
+        EXPECT_TRUE(t.kt == K || t.kt % 8 == 0); // whole 8x8 tiles along K
+        // the loaded bytes the timing model counts equal the tiling's estimate
+        mx_gemm gg = make_gemm(M, N, K);
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &gg, &s, err, sizeof err), 0) << err;
+        EXPECT_NEAR((double)(s.dram_read[0] + s.dram_read[1]), t.dram_bytes, 2.0 * s.tiles + 1e-6 * t.dram_bytes);
+        mx_tiling tt;
+        c.tiling_min_traffic = 1;
+        ASSERT_EQ(mx_arch_tiling(&c, &f, &f, M, N, K, &tt, err, sizeof err), 0) << err;
+        EXPECT_LE(tt.dram_bytes, t.dram_bytes * (1 + 1e-12));
+    }
+}

@@ -236,10 +236,22 @@ static long long tile_bytes(long long rows, long long cols, double bits)
     return (long long)ceil((double)rows * (double)cols * bits / 8.0);
 }
 
-static long long shrink(long long x, long long gran)
+/* Operand bytes read from DRAM for a tiling and loop order: the operand
+ * indexed by the outer loop stays resident across the middle loop when K is
+ * not tiled; the other is reloaded for every outer iteration. */
+static double tiling_traffic(long long M, long long N, long long K, long long mt, long long nt,
+                             long long kt, double ba, double bb, int n_outer)
 {
-    long long h = cdiv(cdiv(x, 2), gran) * gran;
-    return h < x ? h : x - gran;
+    double A = (double)M * K * ba / 8, B = (double)K * N * bb / 8;
+    long long mtl = cdiv(M, mt), ntl = cdiv(N, nt), ktl = cdiv(K, kt);
+    if (!n_outer) { /* m outer: A(m, k) reused across n if k_tiles == 1 */
+        double a = ktl == 1 ? A : A * ntl;
+        double b = (ktl == 1 && ntl == 1) ? B : B * mtl;
+        return a + b;
+    }
+    double b = ktl == 1 ? B : B * mtl;
+    double a = (ktl == 1 && mtl == 1) ? A : A * ntl;
+    return a + b;
 }
 
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
@@ -250,35 +262,76 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     long long mg = c->rows, ng = c->cols;
     if (c->dataflow == MX_DATAFLOW_IS) { mg = c->cols; ng = 1; }
     if (c->dataflow == MX_DATAFLOW_WS) { mg = 1; }
-    long long mt = cdiv(M, mg) * mg, nt = cdiv(N, ng) * ng, kt = cdiv(K, kg) * kg;
-    if (c->ideal_memory) goto done;
+    long long Mr = cdiv(M, mg) * mg, Nr = cdiv(N, ng) * ng, Kr = cdiv(K, kg) * kg;
+    memset(t, 0, sizeof *t);
+    if (c->ideal_memory) {
+        t->mt = M; t->nt = N; t->kt = K;
+        t->m_tiles = t->n_tiles = t->k_tiles = 1;
+        return 0;
+    }
     double div = c->double_buffer ? 2.0 : 1.0;
-    long long cap_a = (long long)(c->sram[MX_OP_A].kib * 1024.0 / div);
-    long long cap_b = (long long)(c->sram[MX_OP_B].kib * 1024.0 / div);
-    long long cap_o = (long long)(c->sram[MX_OP_OUT].kib * 1024.0 / div);
-    while (tile_bytes(mt, nt, 32.0) > cap_o) {
-        if (mt >= nt && mt > mg) mt = shrink(mt, mg);
-        else if (nt > ng) nt = shrink(nt, ng);
-        else if (mt > mg) mt = shrink(mt, mg);
-        else return fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mt, nt);
+    double cap_a = c->sram[MX_OP_A].kib * 1024.0 / div;
+    double cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
+    double cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
+    double ba = fa->bits_per_elem, bb = fb->bits_per_elem, bw = c->dram_bytes_per_cycle;
+    /* Candidates: tile extents of the array granule times powers of two (and
+     * the whole extent), the largest K extent that fits, both loop orders.
+     * Pass 0 finds the fastest time estimate; pass 1 picks, among candidates
+     * within 2% of it (memory.tiling: time) or among all (traffic), the least
+     * DRAM traffic, then the fewest tiles. */
+    double best_est = -1, best_tr = -1;
+    long long best_tiles = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (long long mt = mg;; mt = mt * 2 < Mr ? mt * 2 : Mr) {
+            for (long long nt = ng;; nt = nt * 2 < Nr ? nt * 2 : Nr) {
+                double ka = cap_a / ((double)mt * ba / 8), kb = cap_b / ((double)nt * bb / 8);
+                double kmax = ka < kb ? ka : kb;
+                long long kt = kmax >= (double)Kr ? Kr : ((long long)kmax / kg) * kg;
+                if ((double)mt * nt * 4.0 <= cap_o && kt >= kg) {
+                    long long emt = llmin(mt, M), ent = llmin(nt, N), ekt = llmin(kt, K);
+                    long long tiles = cdiv(M, emt) * cdiv(N, ent) * cdiv(K, ekt);
+                    double cyc = (double)mx_tile_compute_cycles(c, emt, ent, ekt);
+                    double at = (double)emt * ekt * ba / 8, bt = (double)ekt * ent * bb / 8;
+                    for (int o = 0; o < 2; o++) {
+                        double tr = tiling_traffic(M, N, K, emt, ent, ekt, ba, bb, o);
+                        /* double-buffered pipeline estimate: a tile takes the
+                         * longer of its compute and its load; with K untiled the
+                         * outer operand loads once per outer step */
+                        double n_out = (double)(o ? cdiv(N, ent) : cdiv(M, emt));
+                        double n_in = (double)(o ? cdiv(M, emt) : cdiv(N, ent));
+                        double res = o ? bt : at, str = o ? at : bt, est;
+                        if (cdiv(K, ekt) == 1)
+                            est = n_out * (fmax(cyc, (res + str) / bw) + (n_in - 1) * fmax(cyc, str / bw));
+                        else
+                            est = (double)tiles * fmax(cyc, (at + bt) / bw);
+                        if (pass == 0) {
+                            if (best_est < 0 || est < best_est) best_est = est;
+                        } else if ((c->tiling_min_traffic || est <= best_est * 1.02) &&
+                                   (best_tr < 0 || tr < best_tr * (1 - 1e-12) ||
+                                    (tr <= best_tr * (1 + 1e-12) && tiles < best_tiles))) {
+                            best_tr = tr;
+                            best_tiles = tiles;
+                            t->mt = emt; t->nt = ent; t->kt = ekt; t->n_outer = o;
+                        }
+                    }
+                }
+                if (nt >= Nr) break;
+            }
+            if (mt >= Mr) break;
+        }
+        if (best_est < 0) break;
     }
-    while (tile_bytes(mt, kt, fa->bits_per_elem) > cap_a) {
-        if (kt > kg && (kt >= mt || mt <= mg)) kt = shrink(kt, kg);
-        else if (mt > mg) mt = shrink(mt, mg);
-        else return fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mt, kt);
+    if (best_tr < 0) {
+        if ((double)mg * ng * 4.0 > cap_o)
+            return fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mg, ng);
+        if ((double)mg * kg * ba / 8 > cap_a)
+            return fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mg, kg);
+        return fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kg, ng);
     }
-    while (tile_bytes(kt, nt, fb->bits_per_elem) > cap_b) {
-        if (kt > kg && (kt >= nt || nt <= ng)) kt = shrink(kt, kg);
-        else if (nt > ng) nt = shrink(nt, ng);
-        else return fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kt, nt);
-    }
-done:
-    t->mt = llmin(mt, M);
-    t->nt = llmin(nt, N);
-    t->kt = llmin(kt, K);
     t->m_tiles = cdiv(M, t->mt);
     t->n_tiles = cdiv(N, t->nt);
     t->k_tiles = cdiv(K, t->kt);
+    t->dram_bytes = best_tr;
     return 0;
 }
 
@@ -411,12 +464,13 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
     long long extra_rem = extra_bytes - extra_per_tile * ntiles;
     long long sram_stall = 0, dram_stall = 0, pure_compute = 0;
     long long t = 0;
-    for (long long mi = 0; mi < tl.m_tiles; mi++) {
-        int em = mi == tl.m_tiles - 1;
-        long long m = dims_m[em];
-        for (long long ni = 0; ni < tl.n_tiles; ni++) {
-            int en = ni == tl.n_tiles - 1;
-            long long n = dims_n[en];
+    long long outer_n = tl.n_outer ? tl.n_tiles : tl.m_tiles;
+    long long inner_n = tl.n_outer ? tl.m_tiles : tl.n_tiles;
+    for (long long oi = 0; oi < outer_n; oi++) {
+        for (long long ii = 0; ii < inner_n; ii++) {
+            long long mi = tl.n_outer ? ii : oi, ni = tl.n_outer ? oi : ii;
+            int em = mi == tl.m_tiles - 1, en = ni == tl.n_tiles - 1;
+            long long m = dims_m[em], n = dims_n[en];
             for (long long ki = 0; ki < tl.k_tiles; ki++, t++) {
                 int ek = ki == tl.k_tiles - 1;
                 long long k = dims_k[ek];

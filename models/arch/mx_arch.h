@@ -58,6 +58,7 @@ typedef struct {
     double dram_bytes_per_cycle;
     int dram_latency;          /* cycles from a read's issue to its first data    */
     int ideal_memory;          /* 1: no DRAM/SRAM stalls (SCALE-Sim CALC mode)    */
+    int tiling_min_traffic;    /* tiler objective: 0 time first, 1 least DRAM traffic */
     int rqu_elements_per_cycle;
     double clock_ghz;
     int train_requant;         /* 1: account second quantized copies in training  */
@@ -175,10 +176,13 @@ void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long lo
  * with or without fold overlap. */
 long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k);
 
-/* Tiling of a GEMM to the buffers. */
+/* Tiling of a GEMM to the buffers: the tile shape and loop order with the
+ * least DRAM operand traffic (docs/ARCH.md); -1 if no tile fits. */
 typedef struct {
     long long mt, nt, kt;   /* tile extents (last tiles may be smaller) */
     long long m_tiles, n_tiles, k_tiles;
+    int n_outer;            /* loop order: 0 m, n, k; 1 n, m, k (k always inner) */
+    double dram_bytes;      /* operand reads this tiling implies (A + B)  */
 } mx_tiling;
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                    long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen);
