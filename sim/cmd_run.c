@@ -463,14 +463,16 @@ static void print_comparison(const run_result *a, const run_result *b)
            "  - multipliers scale with significand partial products (6x6 / 6x3 / 3x3 vs 8x8), products exact;\n"
            "  - %s mode mix: %.0f%% of MXSF elements in E2M5 mode (timing mode; functional mode counts codes);\n"
            "  - same %dx%d array, %d lanes, buffers (A %.0f KiB, B %.0f KiB, out %.0f KiB) and DRAM (%.0f B/cycle);\n"
-           "  - memory traffic per byte: %s %s %.3f bits/element, %s %s %.3f bits/element; DRAM %.0f pJ/64 bit;\n"
+           "  - memory traffic per byte: %s stores %s at %.3f bits/element, %s stores %s at %.3f; DRAM %.0f pJ/64 bit;\n"
            "  - FP32 accumulation in both; same align width (%d bits); leakage identical per PE;\n"
-           "  - no data-dependent toggling; training re-quantization copies: %s.\n",
+           "  - no data-dependent toggling; training re-quantization copies: %s;\n"
+           "  - tiles chosen for %s (memory.tiling).\n",
            a->energy.path, a->cfg.name, 100 * a->cfg.mxsf_wide_fraction, a->cfg.rows, a->cfg.cols,
            a->cfg.lanes, a->cfg.sram[0].kib, a->cfg.sram[1].kib, a->cfg.sram[2].kib,
            a->cfg.dram_bytes_per_cycle, a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
            b->cfg.a_format, bits_of(&b->cfg), dram_pj, a->cfg.align_width,
-           a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)");
+           a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)",
+           a->cfg.tiling_min_traffic ? "least DRAM traffic" : "time (then least DRAM traffic)");
 }
 
 int mxsim_cmd_run(int argc, char **argv)
@@ -494,7 +496,27 @@ int mxsim_cmd_run(int argc, char **argv)
             print_table(&o, &tr, &a);
             if (o.compare_path) { printf("\n"); print_table(&o, &tr, &b); }
         }
-        if (o.compare_path) print_comparison(&a, &b);
+        if (o.compare_path) {
+            print_comparison(&a, &b);
+            /* sensitivity to the tiler's objective: rerun both with the other one */
+            if (!o.functional && a.cfg.tiling_min_traffic == b.cfg.tiling_min_traffic &&
+                o.nsets < MAX_SETS) {
+                run_opts o2 = o;
+                o2.progress = 0;
+                o2.sets[o2.nsets++] = a.cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
+                run_result a2, b2;
+                memset(&a2, 0, sizeof a2);
+                memset(&b2, 0, sizeof b2);
+                if (simulate(&o2, o.config_path, &tr, &a2) == 0 && simulate(&o2, o.compare_path, &tr, &b2) == 0)
+                    printf("Sensitivity: with %s, %s/%s total energy %.3f (%.1f%% less), cycles ratio %.3f.\n",
+                           o2.sets[o2.nsets - 1], a.cfg.name, b.cfg.name,
+                           a2.total.energy_total_pj / b2.total.energy_total_pj,
+                           100 * (1 - a2.total.energy_total_pj / b2.total.energy_total_pj),
+                           (double)a2.total.cycles / (double)b2.total.cycles);
+                free(a2.rows);
+                free(b2.rows);
+            }
+        }
         if (o.outdir) {
             if (o.compare_path) {
                 char d[4200];
