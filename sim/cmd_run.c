@@ -455,10 +455,11 @@ static void print_comparison(const run_result *a, const run_result *b)
     if (!strcmp(b->cfg.a_format, "bf16") && a->cfg.tile_rows && !strcmp(a->cfg.a_format, "mxsf"))
         printf(" (paper, Park et al. DATE 2026: 24.9%% less for MXSF vs BF16)");
     printf("\n");
-    printf("PE datapath only (mul+addtree+accum+scale): %.3f, i.e. %.1f%% less\n", core_x / core_y,
-           100 * (1 - core_x / core_y));
+    printf("PE datapath only (mul+addtree+accum+scale): %.3f, i.e. %.1f%% %s\n", core_x / core_y,
+           100 * fabs(1 - core_x / core_y), core_x <= core_y ? "less" : "more");
     double on_x = x->energy_total_pj - x->energy_pj[MX_E_DRAM], on_y = y->energy_total_pj - y->energy_pj[MX_E_DRAM];
-    printf("on-chip only (all but DRAM): %.3f, i.e. %.1f%% less\n", on_x / on_y, 100 * (1 - on_x / on_y));
+    printf("on-chip only (all but DRAM): %.3f, i.e. %.1f%% %s\n", on_x / on_y, 100 * fabs(1 - on_x / on_y),
+           on_x <= on_y ? "less" : "more");
     double dram_pj = 0;
     mx_energy_get(&a->energy, "dram_64b", &dram_pj);
     printf("Assumptions behind our figure (docs/ENERGY.md):\n"
