@@ -11,8 +11,10 @@ YOSYS        ?= yosys
 COSIM_DIR    := $(BUILD)/cosim
 VL_ROOT      := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 VL_INC       := $(VL_ROOT)/include
-RTL_SRC      := rtl/mx_pkg.sv $(filter-out rtl/mx_pkg.sv,$(sort $(wildcard rtl/*.sv)))
-RTL_UNITS    := mx_decode mx_mul mx_align mx_addtree mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe
+# The datapath units (other RTL in rtl/, e.g. the array, has its own rules).
+RTL_SRC      := rtl/mx_pkg.sv $(addprefix rtl/,$(addsuffix .sv,mx_decode mx_mul mx_align mx_addtree \
+                mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe))
+RTL_UNITS    := mx_decode mx_mul mx_align mx_addtree mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe mx_pe_area
 # Parameters of the co-simulated models (must match sim/cosim/cosim_units.cpp).
 COSIM_LANES   := 8
 COSIM_ALIGN_W := 32
