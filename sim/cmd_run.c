@@ -228,13 +228,19 @@ static double bits_of(const mx_arch_config *c)
     return mx_operand_fmt_resolve(c, c->a_format, &f) == 0 ? f.bits_per_elem : 0;
 }
 
+static int is_mx(const mx_arch_config *c)
+{
+    mx_operand_fmt f;
+    return mx_operand_fmt_resolve(c, c->a_format, &f) == 0 && f.is_mx;
+}
+
 static void print_table(const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     const mx_arch_config *c = &r->cfg;
     printf("config %s: %dx%d %s, %d lanes, A %s B %s out %s, %s; trace %s (%zu GEMMs), %s mode\n",
            c->name, c->rows, c->cols, mx_dataflow_name(c->dataflow), c->lanes, c->a_format,
            c->b_format, c->out_format,
-           bits_of(c) == 16 || bits_of(c) == 32 ? "no block scales" : c->tile_rows ? "2-D tiles" : "1-D blocks",
+           !is_mx(c) ? "no block scales" : c->tile_rows ? "2-D tiles" : "1-D blocks",
            o->trace_path, tr->n,
            o->functional ? "functional" : "timing");
     printf("%-20s %-5s %7s %7s %7s %6s %14s %6s %12s %10s", "gemm", "phase", "M", "N", "K", "count",

@@ -39,7 +39,8 @@ struct load_error {
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     int line = n.IsDefined() && n.Mark().line >= 0 ? n.Mark().line + 1 : 0;
-    std::string m = file + ":" + std::to_string(line) + ": key '" + key + "': " + buf;
+    std::string where = file == "--set" ? file : file + ":" + std::to_string(line); // overrides have no line
+    std::string m = where + ": key '" + key + "': " + buf;
     throw load_error{m};
 }
 
