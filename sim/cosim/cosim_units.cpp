@@ -420,7 +420,7 @@ Result run_requant(const Options &o, const Trace &t)
 // -------------------------------------------------------------------- pe ---
 struct Txn {
     long id;
-    std::vector<uint16_t> a, b;
+    uint16_t a[MX_PE_MAX_LANES], b[MX_PE_MAX_LANES];
     uint8_t xa, xb;
     int first, last;
     uint32_t acc;
@@ -467,7 +467,10 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     // Output under construction; expected results from mx_pe_dot as a third opinion.
     std::vector<Txn> groups;           // groups of the current output
     std::vector<uint32_t> expect_out;  // per finished output, in order
-    std::vector<Txn> hist;             // accepted groups (for the stimulus report)
+    // The last accepted groups, for the stimulus report (the pipeline holds 3).
+    constexpr int HIST = 16;
+    std::vector<Txn> hist(HIST);
+    long n_hist = 0;
     long out_seen = 0, n_acc = 0;
     int grp_in_out = 0, groups_this_out = 0;
     uint8_t xa = 127, xb = 127;
@@ -500,8 +503,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
                 if (k == 2) { xa = 1; xb = 1; }
                 out_xa.push_back(xa); out_xb.push_back(xb);
             }
-            cur.id = (long)hist.size();
-            cur.a.resize(L); cur.b.resize(L);
+            cur.id = n_hist;
             for (int i = 0; i < L; i++) {
                 cur.a[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
                 cur.b[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
@@ -543,7 +545,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         chk.cycle = cyc;
         auto stage_stim = [&](long id, const char *stage) {
             if (id < 0) return std::string("(") + stage + " holds reset values)";
-            return std::string(stage) + " holds " + txn_str(hist[(size_t)id], L);
+            return std::string(stage) + " holds " + txn_str(hist[(size_t)(id % HIST)], L);
         };
         chk.stim = [&] { return stage_stim(id_s1, "S1"); };
         bool bad = false;
@@ -614,15 +616,17 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
             id_s3 = q->s2_valid_q ? id_s2 : id_s3;
             id_s2 = q->s1_valid_q ? id_s1 : id_s2;
             if (in.in_valid_i) {
-                hist.push_back(cur);
+                hist[(size_t)(n_hist++ % HIST)] = cur;
                 id_s1 = cur.id;
                 holding = false;
                 n_acc++;
                 grp_in_out++;
                 if (cur.last) {
                     const uint8_t *pa = bf16 ? nullptr : out_xa.data(), *pb = bf16 ? nullptr : out_xb.data();
+                    uint64_t d0 = __rdtsc();
                     expect_out.push_back(mx_pe_dot(&cfg, out_a.data(), pa, out_b.data(), pb,
                                                    (int)out_a.size(), acc0));
+                    c_tsc += __rdtsc() - d0;
                     grp_in_out = 0;
                 }
             }
