@@ -4,7 +4,7 @@
 // (floor(log2 amax) - emax_elem, clamped at -127), every element encoded
 // round-to-nearest-even with saturation.  NaN/Inf in the block: scale 0xFF and
 // the format's NaN code (0 if none); all-zero block: scale 0x00.
-// MXSF: fp5_bias_i in 5..8 (the b5 > 8 gap rounding is modelled in C only).
+// MXSF: fp5_bias_i in 5..16, incl. the b5 > 8 gap between the FP5 and E2M5 ranges.
 module mx_requant
 #(
   parameter int N = 8
@@ -35,6 +35,7 @@ module mx_requant
     logic        rnd, sticky, is_int;
     logic [10:0] code;
     logic [7:0]  maxc;
+    logic [63:0] vfix, lofix;
     sig = {x[30:23] != 8'd0, x[22:0]};
     lsb = {3'b0, (x[30:23] != 8'd0) ? x[30:23] : 8'd1} - 11'd150 - {sev[9], sev};
     p = '0;
@@ -81,6 +82,16 @@ module mx_requant
     end else if ($signed(e) < $signed(emin)) code = n[10:0];        // subnormal
     else code = ((e - emin) << mb) + n[10:0];
     if (n == '0) code = '0;
+    // MXSF with b5 > 8: a value between the largest FP5 value lo = 7 * 2^(5-b5)
+    // and 1.0 rounds to one of the two (tie: up, 1.0's code is the even one).
+    // Compared at 2^-32 resolution: here e >= 7 - b5 >= -9, so lsb >= -32.
+    vfix = '0;
+    lofix = '0;
+    if (fmt == mx_pkg::FMT_MXSF && b5 > 5'd8 && e[10] && $signed(e) >= $signed(11'd7 - {6'b0, b5})) begin
+      vfix = {40'b0, sig} << (lsb + 11'd32);
+      lofix = 64'd7 << (6'd37 - {1'b0, b5});
+      if (vfix > lofix) code = ({vfix[62:0], 1'b0} >= 64'h1_0000_0000 + lofix) ? 11'h20 : 11'h1F;
+    end
     if (code > {3'b0, maxc}) code = {3'b0, maxc};                 // saturate
     if (is_int) encode = x[31] ? (8'd0 - code[7:0]) : code[7:0];
     else encode = {x[31], code[6:0]};

@@ -99,8 +99,8 @@ int main(int argc, char **argv)
                           std::to_string(o.lanes).c_str());
     if (o.fault && o.unit != "pe") return bad_option("--fault exists for --unit pe only, not", o.unit.c_str());
     if (o.unit == "requant" && o.fmt == MX_PE_BF16) return bad_option("requant has no BF16 element format:", "bf16");
-    if (o.fp5_bias < 5 || o.fp5_bias > 16 || (o.unit == "requant" && o.fp5_bias > 8))
-        return bad_option("--fp5-bias outside 5..16 (5..8 for requant):", std::to_string(o.fp5_bias).c_str());
+    if (o.fp5_bias < 5 || o.fp5_bias > 16)
+        return bad_option("--fp5-bias outside 5..16:", std::to_string(o.fp5_bias).c_str());
     if (o.exhaustive && o.unit != "decode" && o.unit != "mul")
         return bad_option("--exhaustive is for decode and mul, not", o.unit.c_str());
     if (o.exhaustive && o.unit == "mul" && o.fmt == MX_PE_BF16)

@@ -31,7 +31,9 @@ run --unit accum --format mxsf --vectors 100000 --seed 14
 for f in mxsf e4m3 e5m2 e2m5 int8; do
   run --unit requant --format $f --vectors $UNIT_VECTORS --seed 15
 done
-run --unit requant --format mxsf --fp5-bias 7 --vectors $UNIT_VECTORS --seed 16
+for b in 5 7 9 12 16; do
+  run --unit requant --format mxsf --fp5-bias $b --vectors $UNIT_VECTORS --seed 16
+done
 # the PE: random vectors with valid/ready back-pressure, every format
 for f in mxsf e4m3 e5m2 e2m5 int8 bf16; do
   run --unit pe --format $f --vectors $PE_VECTORS --stall 0.2 --seed 21
