@@ -381,14 +381,16 @@ TEST_P(PeDot, CycleModelMatchesDotUnderBackPressure)
 TEST(UnitRequant, MatchesLibraryBlockQuantizer)
 {
     uint64_t rng = 3;
-    const mx_pe_fmt fmts[] = {MX_PE_MXSF, MX_PE_E4M3, MX_PE_E5M2, MX_PE_E2M5, MX_PE_INT8};
-    for (mx_pe_fmt f : fmts)
-        for (int t = 0; t < 400; t++) {
+    struct { mx_pe_fmt f; int b5; } cases[] = {{MX_PE_MXSF, 8}, {MX_PE_MXSF, 5}, {MX_PE_MXSF, 12}, {MX_PE_MXSF, 16},
+                                               {MX_PE_E4M3, 8}, {MX_PE_E5M2, 8}, {MX_PE_E2M5, 8}, {MX_PE_INT8, 8}};
+    for (auto cs : cases)
+        for (int t = 0; t < 300; t++) {
+            const mx_pe_fmt f = cs.f;
             const int n = 1 + (int)(mx_rng_next(&rng) % 64);
             mx_requant_in in;
             mx_requant_out out;
             in.fmt_i = f;
-            in.fp5_bias_i = 8;
+            in.fp5_bias_i = cs.b5;
             std::vector<float> x(n);
             int e0 = (int)(mx_rng_next(&rng) % 250) - 140;
             for (int i = 0; i < n; i++) {
@@ -401,6 +403,7 @@ TEST(UnitRequant, MatchesLibraryBlockQuantizer)
             mx_block_spec s;
             std::memset(&s, 0, sizeof s);
             s.elem = lib_format(f);
+            if (f == MX_PE_MXSF) { ASSERT_EQ(mx_format_mxsf(cs.b5, &s.elem), 0); }
             s.block = n;
             s.scale_rule = MX_SCALE_FLOOR;
             s.enc.round = MX_ROUND_EVEN;
@@ -411,8 +414,8 @@ TEST(UnitRequant, MatchesLibraryBlockQuantizer)
             uint8_t scale;
             char err[64];
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), codes.data(), &scale, nullptr, err, sizeof err), 0);
-            ASSERT_EQ(out.scale_o, scale) << lib_name(f) << " t " << t;
-            for (int i = 0; i < n; i++) ASSERT_EQ(out.codes_o[i], codes[i]) << lib_name(f) << " t " << t << " i " << i;
+            ASSERT_EQ(out.scale_o, scale) << lib_name(f) << " b5 " << cs.b5 << " t " << t;
+            for (int i = 0; i < n; i++) ASSERT_EQ(out.codes_o[i], codes[i]) << lib_name(f) << " b5 " << cs.b5 << " t " << t << " i " << i;
         }
 }
 
