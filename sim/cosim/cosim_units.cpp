@@ -477,7 +477,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     uint32_t acc0 = 0;
     bool holding = false;              // a presented group waits for in_ready_o
     Txn cur;
-    long id_s1 = -1, id_s2 = -1, id_s3 = -1;
+    long id_s1 = -1, id_s2 = -1, id_s3 = -1, id_acc = -1;  // groups held by each stage
     std::vector<uint16_t> out_a, out_b;
     std::vector<uint8_t> out_xa, out_xb;
     const int groups_per_block = cfg.block / L;
@@ -543,11 +543,11 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         c_tsc += __rdtsc() - c0;
         auto *R = s.m->rootp;
         chk.cycle = cyc;
-        auto stage_stim = [&](long id, const char *stage) {
-            if (id < 0) return std::string("(") + stage + " holds reset values)";
-            return std::string(stage) + " holds " + txn_str(hist[(size_t)(id % HIST)], L);
+        auto stage_stim = [&](long id, const char *what) {
+            if (id < 0) return std::string(what) + " (nothing yet: reset values)";
+            return std::string(what) + " " + txn_str(hist[(size_t)(id % HIST)], L);
         };
-        chk.stim = [&] { return stage_stim(id_s1, "S1"); };
+        chk.stim = [&] { return stage_stim(id_s1, "S1 holds"); };
         bool bad = false;
         bad = bad || chk("s1_valid_q", -1, (uint64_t)q->s1_valid_q, R->mx_pe__DOT__s1_valid_q, 1, "pe");
         for (int i = 0; i < L && !bad; i++) {
@@ -564,7 +564,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
               chk("s1_acc_q", -1, q->s1_acc_q, R->mx_pe__DOT__s1_acc_q, 32) ||
               chk("s1_a_scale_q", -1, q->s1_a_scale_q, R->mx_pe__DOT__s1_a_scale_q, 8) ||
               chk("s1_b_scale_q", -1, q->s1_b_scale_q, R->mx_pe__DOT__s1_b_scale_q, 8);
-        if (!bad) chk.stim = [&] { return stage_stim(id_s2, "S2"); };
+        if (!bad) chk.stim = [&] { return stage_stim(id_s2, "S2 holds"); };
         bad = bad || chk("s2_valid_q", -1, (uint64_t)q->s2_valid_q, R->mx_pe__DOT__s2_valid_q, 1);
         for (int i = 0; i < L && !bad; i++)
             bad = chk("s2_aligned_q", i, (uint64_t)q->s2_aligned_q[i],
@@ -578,7 +578,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
               chk("s2_acc_q", -1, q->s2_acc_q, R->mx_pe__DOT__s2_acc_q, 32) ||
               chk("s2_a_scale_q", -1, q->s2_a_scale_q, R->mx_pe__DOT__s2_a_scale_q, 8) ||
               chk("s2_b_scale_q", -1, q->s2_b_scale_q, R->mx_pe__DOT__s2_b_scale_q, 8);
-        if (!bad) chk.stim = [&] { return stage_stim(id_s3, "S3"); };
+        if (!bad) chk.stim = [&] { return stage_stim(id_s3, "S3 holds"); };
         bad = bad || chk("s3_valid_q", -1, (uint64_t)q->s3_valid_q, R->mx_pe__DOT__s3_valid_q, 1) ||
               chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, SUM_W, "addtree") ||
               chk("s3_emax_q", -1, (uint64_t)q->s3_emax_q, R->mx_pe__DOT__s3_emax_q, PEXP_W) ||
@@ -590,6 +590,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
               chk("s3_acc_q", -1, q->s3_acc_q, R->mx_pe__DOT__s3_acc_q, 32) ||
               chk("s3_a_scale_q", -1, q->s3_a_scale_q, R->mx_pe__DOT__s3_a_scale_q, 8) ||
               chk("s3_b_scale_q", -1, q->s3_b_scale_q, R->mx_pe__DOT__s3_b_scale_q, 8);
+        if (!bad) chk.stim = [&] { return stage_stim(id_acc, "last group into the accumulator:"); };
         bad = bad || chk("acc_q", -1, q->acc_q, R->mx_pe__DOT__acc_q, 32, "accum") ||
               chk("out_q", -1, q->out_q, R->mx_pe__DOT__out_q, 32, "accum") ||
               chk("out_valid_q", -1, (uint64_t)q->out_valid_q, R->mx_pe__DOT__out_valid_q, 1, "accum") ||
@@ -613,6 +614,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         rtl_tsc += __rdtsc() - e0;
         s.dump(cyc, 1);
         if (c.in_ready_o) {
+            id_acc = q->s3_valid_q ? id_s3 : id_acc;
             id_s3 = q->s2_valid_q ? id_s2 : id_s3;
             id_s2 = q->s1_valid_q ? id_s1 : id_s2;
             if (in.in_valid_i) {
