@@ -1,52 +1,66 @@
-# mk/cosim_array.mk — whole-GEMM co-simulation of rtl/mx_array.sv
-# (build/mxsim-cosim-array, `make cosim-array`), part of `make test`.
-# The array is Verilated once (4x4, L = 4, -O1) under build/cosim_array/.
+# mk/cosim_array.mk — whole-GEMM co-simulation of rtl/mx_array_ctrl.sv (the
+# descriptor-driven controller + mx_array + re-quantizing output stage):
+# build/mxsim-cosim-array (`make cosim-array`, part of `make test`), the
+# array benchmark (`make bench-array`, 4x4 and 16x16 at L = 8) and the array's
+# synthesis (`make area-array`, yosys generic cells, 2x2 L = 2).
+# One Verilator build per array size (-G parameters), cached under
+# build/cosim_array/vl_RxCxL; tests use 4x4 L = 4 with -O1.
 
 CA_DIR    := $(BUILD)/cosim_array
-CA_R      := 4
-CA_C      := 4
-CA_L      := 4
 CA_VL     := $(or $(VERILATOR),verilator)
 CA_VLROOT := $(shell $(CA_VL) --getenv VERILATOR_ROOT 2>/dev/null)
 CA_RTL    := rtl/mx_pkg.sv rtl/mx_decode.sv rtl/mx_mul.sv rtl/mx_align.sv rtl/mx_addtree.sv \
-             rtl/mx_fp32_round.sv rtl/mx_fp32_add.sv rtl/mx_accum.sv rtl/mx_pe.sv rtl/mx_skew.sv rtl/mx_array.sv
-CA_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/cosim_array -isystem $(CA_VLROOT)/include \
-               -isystem $(CA_VLROOT)/include/vltstd -isystem $(CA_DIR)/vl \
-               -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0 \
-               -DARR_R=$(CA_R) -DARR_C=$(CA_C) -DARR_L=$(CA_L) -MMD -MP
-CA_VLCXX  := -std=c++17 -O1 -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd \
-             -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
+             rtl/mx_fp32_round.sv rtl/mx_fp32_add.sv rtl/mx_accum.sv rtl/mx_pe.sv rtl/mx_skew.sv \
+             rtl/mx_array.sv rtl/mx_requant.sv rtl/mx_array_ctrl.sv
+CA_VLINC  := -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd
+CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
+CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
+CA_RT_OBJ := $(CA_DIR)/rt/verilated.o $(CA_DIR)/rt/verilated_fst_c.o $(CA_DIR)/rt/verilated_threads.o
 
-.PHONY: cosim-array lint-array
+.PHONY: cosim-array lint-array bench-array area-array
 
-$(CA_DIR)/vl/Vmx_array__ALL.a: $(CA_RTL) mk/cosim_array.mk
-	@mkdir -p $(CA_DIR)/vl
-	$(CA_VL) --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array \
-	  -GR=$(CA_R) -GC=$(CA_C) -GLANES=$(CA_L) -GALIGN_W=32 --prefix Vmx_array -Mdir $(CA_DIR)/vl $(CA_RTL)
-	+$(MAKE) -s -C $(CA_DIR)/vl -f Vmx_array.mk Vmx_array__ALL.a OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+# $(call ca_size,R,C,L,OPT): Verilated library and harness binary for one size.
+#   $(CA_DIR)/vl_RxCxL/Vmx_array_ctrl__ALL.a, $(BUILD)/mxsim-cosim-array-RxCxL
+define ca_size
+$(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+	@mkdir -p $(CA_DIR)/vl_$(1)x$(2)x$(3)
+	$(CA_VL) --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
+	  -GR=$(1) -GC=$(2) -GLANES=$(3) -GALIGN_W=32 --prefix Vmx_array_ctrl -Mdir $(CA_DIR)/vl_$(1)x$(2)x$(3) $(CA_RTL)
+	+$(MAKE) -s -C $(CA_DIR)/vl_$(1)x$(2)x$(3) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a OPT_FAST=$(4) OPT_SLOW=-O0 OPT_GLOBAL=-O1
+
+$(CA_DIR)/obj_$(1)x$(2)x$(3)/%.o: sim/cosim_array/%.cpp $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a
+	@mkdir -p $$(dir $$@)
+	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(CA_DIR)/vl_$(1)x$(2)x$(3) \
+	  $(CA_VLDEF) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP -c $$< -o $$@
+
+$(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
+	@mkdir -p $$(dir $$@)
+	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -MMD -MP -c $$< -o $$@
+
+$(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_array_main.o $(CA_DIR)/obj_$(1)x$(2)x$(3)/array_model.o \
+    $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ) \
+    $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+	$(CXX) -o $$@ $$^ -lyaml-cpp -lz -lpthread -lm
+
+-include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
+endef
+
+$(eval $(call ca_size,4,4,4,-O1))
+$(eval $(call ca_size,4,4,8,-O2))
+$(eval $(call ca_size,16,16,8,-O2))
 
 $(CA_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CA_VLCXX) -c $< -o $@
 
-$(CA_DIR)/obj/%.o: sim/cosim_array/%.cpp $(CA_DIR)/vl/Vmx_array__ALL.a
-	@mkdir -p $(dir $@)
-	$(CXX) $(CA_CXXFLAGS) -c $< -o $@
-
-$(CA_DIR)/obj/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
-	@mkdir -p $(dir $@)
-	$(CXX) $(CA_CXXFLAGS) -c $< -o $@
-
-$(BUILD)/mxsim-cosim-array: $(CA_DIR)/obj/cosim_array_main.o $(CA_DIR)/obj/array_model.o $(CA_DIR)/obj/mx_sc_gemm.o \
-                            $(CA_DIR)/vl/Vmx_array__ALL.a $(CA_DIR)/rt/verilated.o $(CA_DIR)/rt/verilated_fst_c.o $(CA_DIR)/rt/verilated_threads.o \
-                            $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
-	$(CXX) -o $@ $^ -lyaml-cpp -lz -lpthread -lm
-
--include $(wildcard $(CA_DIR)/obj/*.d)
+$(BUILD)/mxsim-cosim-array: $(BUILD)/mxsim-cosim-array-4x4x4
+	cp $< $@
 
 lint-array:
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array $(CA_RTL)
-	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array -GR=16 -GC=16 -GLANES=8 $(CA_RTL)
+	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl $(CA_RTL)
+	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=16 -GC=16 -GLANES=8 $(CA_RTL)
+	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=2 -GC=2 -GLANES=2 $(CA_RTL)
 
 lint:: lint-array
 

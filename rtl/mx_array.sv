@@ -46,6 +46,7 @@ module mx_array #(
   output logic [C*32-1:0]     out_data_o,
   output logic [C*RW-1:0]     out_row_o,
   output logic [C*FW-1:0]     free_o,       // free FIFO entries per column
+  output logic [C-1:0]        take_o,       // a shadow moves into column c's FIFO
   output logic [R*C-1:0]      pe_done_o,    // PE (r, c) result valid (r*C + c)
   output logic                overrun_o
 );
@@ -155,6 +156,7 @@ module mx_array #(
     assign out_data_o[c*32 +: 32] = fifo_d_q[rd_q];
     assign out_row_o[c*RW +: RW] = fifo_r_q[rd_q];
     assign free_o[c*FW +: FW] = FW'(FIFO_D) - count_q;
+    assign take_o[c] = take;
 
     for (genvar r = 0; r < R; r++) begin : g_shadow
       logic taken;

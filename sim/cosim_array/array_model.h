@@ -25,7 +25,7 @@ struct arr_issue {            /* one cycle at the issue port */
 };
 
 struct arr_outputs {
-    std::vector<int> out_valid, out_row, free, take;
+    std::vector<int> out_valid, out_row, free, take;   /* take: shadow -> FIFO (take_o) */
     std::vector<uint32_t> out_data;
     std::vector<int> pe_done;    /* R*C */
     int overrun = 0;
@@ -41,6 +41,8 @@ public:
     void tick();
     /* Fault injection: flip bit 0 of PE (r, c)'s result when it is caught. */
     void inject_fault(int r, int c) { fault_r_ = r; fault_c_ = c; }
+    /* fmt_i / fp5_bias_i of the PEs (the controller's descriptor registers) */
+    void set_pe_config(const mx_pe_config &pe) { pe_ = pe; }
 
 private:
     struct astream { std::vector<uint16_t> codes; uint8_t scale = 0; int valid = 0, first = 0, last = 0; };
@@ -67,5 +69,87 @@ private:
     std::vector<int> head_row_;
     std::vector<uint32_t> head_val_;
 };
+
+/* ---- rtl/mx_array_ctrl.sv: descriptor-driven controller + array + output
+ * stage (block collector and mx_requant per column) ---------------------- */
+
+struct tile_desc {            /* the descriptor inputs of mx_array_ctrl */
+    int M = 0, N = 0, K = 0;
+    int fmt = 0, fp5_bias = 8, scaled = 1, sps = 1, out_fmt = 0;
+    unsigned a_base = 0, as_base = 0, b_base = 0, bs_base = 0;
+};
+
+/* Banked operand SRAM image (layout in rtl/mx_array_ctrl.sv); a word of an A
+ * or B code bank is L codes. */
+struct tile_sram {
+    int R = 0, C = 0, L = 0;
+    std::vector<std::vector<uint16_t>> a, b;   /* [bank][word * L + lane] */
+    std::vector<std::vector<uint8_t>> as, bs;  /* [bank][word] */
+    /* synchronous read: the data of address `addr` (0 past the end) */
+    void read_a(unsigned addr, std::vector<uint16_t> &out) const;
+    void read_b(unsigned addr, std::vector<uint16_t> &out) const;
+    void read_as(unsigned addr, std::vector<uint8_t> &out) const;
+    void read_bs(unsigned addr, std::vector<uint8_t> &out) const;
+};
+
+struct tile_cycle_in {
+    int start = 0;
+    tile_desc d;
+    std::vector<uint16_t> a_rdata, b_rdata;   /* R*L, C*L */
+    std::vector<uint8_t> as_rdata, bs_rdata;  /* R, C */
+    std::vector<int> blk_ready;               /* C */
+};
+
+struct tile_cycle_out {
+    int busy = 0, done = 0, rd = 0, issue = 0, overrun = 0;
+    unsigned a_addr = 0, as_addr = 0, b_addr = 0, bs_addr = 0;
+    std::vector<int> pe_done;                 /* R*C */
+    std::vector<int> blk_valid;               /* C */
+    std::vector<uint32_t> vals;               /* C*R: column c, row r at c*R + r */
+    std::vector<uint8_t> codes;               /* C*R */
+    std::vector<uint8_t> scales;              /* C */
+};
+
+class array_ctrl_model {
+public:
+    array_ctrl_model(int R, int C, int L, int align_width);
+    void reset();
+    void comb(const tile_cycle_in &in, tile_cycle_out &o);
+    void tick();
+    array_model &array() { return arr_; }
+
+private:
+    int R_, C_, L_;
+    mx_pe_config pe_;
+    array_model arr_;
+    /* descriptor registers */
+    long long t_ = 0, nkb_ = 0, nrf_ = 0, ncf_ = 0, rl_last_ = 0, cl_last_ = 0, blocks_left_ = 0;
+    int fmt_ = 0, out_fmt_ = 0, b5_ = 0, scaled_ = 0, sps_ = 1;
+    unsigned a_base_ = 0, as_base_ = 0, b_base_ = 0, bs_base_ = 0;
+    int busy_ = 0, done_ = 0, all_issued_ = 0;
+    /* sequencer */
+    long long rf_ = 0, cf_ = 0, step_ = 0, q_ = 0, sc_cnt_ = 0;
+    unsigned a_fb_ = 0, as_fb_ = 0, b_fb_ = 0, bs_fb_ = 0;
+    long long since_start_ = 0, since_last_ = 0, gap_ = 0, lastgap_ = 0;
+    std::vector<int> inflight_;
+    int iss_v_ = 0, iss_first_ = 0, iss_last_ = 0;
+    std::vector<int> iss_rowv_, iss_colv_;
+    /* output stage */
+    std::vector<std::vector<uint32_t>> vals_;
+    std::vector<int> full_;
+    std::vector<long long> crf_, blk_rl_;
+    /* latched by comb */
+    tile_cycle_in in_;
+    arr_outputs ao_;
+    std::vector<int> arr_ready_, emit_;
+    int go_ = 0;
+    long long rl_ = 0, cl_ = 0;
+    void sync_pe();
+};
+
+/* Packs a job's operands (host layout) into the banked SRAM image and fills the
+ * descriptor (bases 0).  out_fmt < 0: no re-quantization (BF16 output). */
+struct mx_sc_job;
+void tile_pack(const mx_sc_job &j, int R, int C, int L, int fp5_bias, int out_fmt, tile_desc &d, tile_sram &s);
 
 #endif

@@ -1,23 +1,30 @@
 /*
- * cosim_array_main.cpp — whole-GEMM co-simulation of rtl/mx_array.sv
- * (Verilated) against the C array model (array_model.cpp, built on the C PE
- * model) in lock step, plus the C core's mx_pe_dot for every output value.
+ * cosim_array_main.cpp — whole-GEMM co-simulation of rtl/mx_array_ctrl.sv
+ * (Verilated: descriptor-driven controller, mx_array, re-quantizing output
+ * stage) against its C++ twin array_ctrl_model (array_model.cpp, built on the
+ * C PE model and mx_requant_comb) in lock step, plus the C core's mx_pe_dot
+ * for every output value and mx_requant_comb for every output block.
  *
  *   mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]
- *                     [--backpressure P] [--fault R,C] [--quiet]
+ *                     [--backpressure P] [--fault R,C] [--quiet] [--repeat N]
  *
  * Per GEMM (seeded Gaussian operands, quantized with the config's block
- * shape): the controller below issues the folds of the whole GEMM as one tile
- * (col-fold outer, row-fold inner, fold starts max(t, r) apart, FIFO credits);
- * each cycle the RTL's column outputs (valid, row, FP32 bits), FIFO room and
- * PE result strobes must equal the model's; every output must equal mx_pe_dot;
- * compute cycles (first issue to last PE result) without back-pressure must
- * equal mx_tile_compute_cycles() of the arch model.  First divergence: cycle,
+ * shape): the harness packs the operands into the banked SRAM image, writes
+ * the descriptor and pulses start; the controller does the rest.  Each cycle
+ * the RTL's SRAM read addresses, issue strobe, PE result strobes, output
+ * blocks (valid, FP32 values, codes, E8M0 scale) and status must equal the
+ * twin's; every output must equal mx_pe_dot and every block's codes and
+ * scale mx_requant_comb of those values; compute cycles (first K-step into
+ * the array to the last PE result) without back-pressure must equal
+ * mx_tile_compute_cycles() of the arch model.  First divergence: cycle,
  * GEMM, PE row/column, field, expected and actual in hex; exit 1.
- * Exit 0 all equal, 2 bad input.
+ * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
+ * prints simulated cycles per second of the RTL and of the C++ twin (bench).
  */
 #include "array_model.h"
+#include "rtl_tile.h"
 
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -26,8 +33,6 @@
 #include <memory>
 #include <string>
 
-#include "Vmx_array.h"
-#include "verilated.h"
 #include "verilated_fst_c.h"
 
 #include "config_yaml.h"
@@ -35,6 +40,7 @@
 
 extern "C" {
 #include "formats/mx_rng.h"
+#include "units/mx_requant.h"
 }
 
 #ifndef ARR_R
@@ -46,61 +52,19 @@ extern "C" {
 #ifndef ARR_L
 #define ARR_L 4
 #endif
-static const int FIFO_D = 2 * ARR_R;
 
 struct fold { long long r0, c0; int rl, cl; };
-
-struct sim {
-    Vmx_array *top;
-    VerilatedFstC *fst;
-    VerilatedContext *ctx;
-    uint64_t time = 0;
-};
-
-template <typename W> static void set_codes_any(W &w, const std::vector<uint16_t> &codes)
-{
-    for (size_t k = 0; k < sizeof(w.m_storage) / sizeof(w.m_storage[0]); k++) w[k] = 0;
-    for (size_t i = 0; i < codes.size(); i++) w[i / 2] |= (uint32_t)codes[i] << (16 * (i % 2));
-}
-
-static void drive(sim &s, const arr_issue &in, const std::vector<int> &ready, int fmt, int b5)
-{
-    Vmx_array *t = s.top;
-    t->fmt_i = (uint8_t)fmt;
-    t->fp5_bias_i = (uint8_t)b5;
-    t->row_valid_i = 0;
-    for (int r = 0; r < ARR_R; r++) t->row_valid_i |= (uint32_t)(in.row_valid[(size_t)r] & 1) << r;
-    t->col_valid_i = 0;
-    for (int c = 0; c < ARR_C; c++) t->col_valid_i |= (uint32_t)(in.col_valid[(size_t)c] & 1) << c;
-    t->first_i = (uint8_t)in.first;
-    t->last_i = (uint8_t)in.last;
-    set_codes_any(t->a_codes_i, in.a_codes);
-    set_codes_any(t->b_codes_i, in.b_codes);
-    t->a_scales_i = 0;
-    for (int r = 0; r < ARR_R; r++) t->a_scales_i |= (uint32_t)in.a_scales[(size_t)r] << (8 * r);
-    t->b_scales_i = 0;
-    for (int c = 0; c < ARR_C; c++) t->b_scales_i |= (uint32_t)in.b_scales[(size_t)c] << (8 * c);
-    t->out_ready_i = 0;
-    for (int c = 0; c < ARR_C; c++) t->out_ready_i |= (uint32_t)(ready[(size_t)c] & 1) << c;
-}
-
-static void step(sim &s)
-{
-    s.top->clk_i = 0;
-    s.top->eval();
-    if (s.fst) s.fst->dump(s.time);
-    s.time += 5;
-    s.top->clk_i = 1;
-    s.top->eval();
-    if (s.fst) s.fst->dump(s.time);
-    s.time += 5;
-}
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]\n"
-               "                         [--backpressure P] [--fault R,C] [--quiet]\n"
+               "                         [--backpressure P] [--fault R,C] [--quiet] [--repeat N]\n"
                "  compiled for a %dx%d array with %d lanes; the config must match\n", ARR_R, ARR_C, ARR_L);
+}
+
+static double now_s()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 int main(int argc, char **argv)
@@ -108,7 +72,7 @@ int main(int argc, char **argv)
     const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr;
     unsigned long long seed = 1;
     double bp = 0;
-    int fault_r = -1, fault_c = -1, quiet = 0;
+    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has = i + 1 < argc;
@@ -117,6 +81,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-t") && has) tpath = argv[++i];
         else if (!strcmp(a, "--fst") && has) fst_path = argv[++i];
         else if (!strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--repeat") && has) {
+            repeat = atoi(argv[++i]);
+            if (repeat < 1) { fprintf(stderr, "mxsim-cosim-array: option '--repeat': must be a positive integer: '%s'\n", argv[i]); return 2; }
+        }
         else if (!strcmp(a, "--seed") && has) {
             char *e;
             errno = 0;
@@ -155,18 +123,28 @@ int main(int argc, char **argv)
 
     std::unique_ptr<VerilatedContext> ctx(new VerilatedContext);
     ctx->traceEverOn(fst_path != nullptr);
-    sim s;
-    s.ctx = ctx.get();
-    s.top = new Vmx_array(ctx.get());
-    s.fst = nullptr;
+    Vmx_array_ctrl *top = new Vmx_array_ctrl(ctx.get());
+    VerilatedFstC *fst = nullptr;
+    uint64_t vtime = 0;
     if (fst_path) {
-        s.fst = new VerilatedFstC;
-        s.top->trace(s.fst, 99);
-        s.fst->open(fst_path);
+        fst = new VerilatedFstC;
+        top->trace(fst, 99);
+        fst->open(fst_path);
+    }
+    /* output re-quantization format: the config's output format when the
+     * re-quantizer supports it (MX formats except BF16) */
+    int out_fmt = -1;
+    {
+        mx_pe_fmt of;
+        bool os;
+        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
     }
     int rc = 0;
     uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
-    long long total_cycles = 0;
+    long long total_cycles = 0, all_cycles = 0;
+    double t_rtl = 0, t_model = 0;
+    array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
+    for (int rep = 0; rep < repeat && rc == 0; rep++)
     for (size_t gi = 0; gi < tr.n && rc == 0; gi++) {
         const mx_gemm &g = tr.gemms[gi];
         const char *an = g.a_format[0] ? g.a_format : cfg.a_format;
@@ -175,7 +153,8 @@ int main(int argc, char **argv)
         bool sa, sb;
         mx_pe_fmt fa, fb;
         if (mx_sc_fmt_from_name(an, &fa, &sa) || mx_sc_fmt_from_name(bn, &fb, &sb) || fa != fb || sa != sb) {
-            fprintf(stderr, "mxsim-cosim-array: %s:%d: formats '%s' x '%s': the PE takes one format for A and B\n", tpath, g.line, an, bn);
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: formats '%s' x '%s': the PE takes one format for A and B "
+                            "(docs/DECISIONS.md, mixed operand formats)\n", tpath, g.line, an, bn);
             rc = 2;
             break;
         }
@@ -183,119 +162,79 @@ int main(int argc, char **argv)
         j.block = cfg.block_size; j.tile_rows = cfg.tile_rows; j.tile_cols = cfg.tile_cols;
         std::vector<float> af, bf;
         std::string e = mx_sc_job_check(cfg, j);
+        if (e.empty() && (j.M > 65535 - ARR_R || j.N > 65535 - ARR_C || j.K > 65535 - ARR_L))
+            e = "M, N, K must fit the controller's 16-bit descriptor fields";
+        if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
         if (e.empty()) {
             mx_sc_random_operands(seed + gi, j.M, j.N, j.K, af, bf);
             e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
         }
         if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; break; }
-        const mx_pe_config pc = mx_sc_pe_config(cfg, j);
         std::vector<uint32_t> expect;
         mx_sc_c_outputs(cfg, j, expect);
-        const long long kps = j.scaled ? mx_sc_k_per_scale(j) : ARR_L;
-        const long long nkb = (j.K + kps - 1) / kps;
-        std::vector<std::vector<uint8_t>> rs((size_t)j.M, std::vector<uint8_t>((size_t)nkb, 127)),
-            cs((size_t)j.N, std::vector<uint8_t>((size_t)nkb, 127));
-        if (j.scaled) {
-            for (long long m = 0; m < j.M; m++) mx_sc_row_scales(j, m, rs[(size_t)m].data());
-            for (long long n = 0; n < j.N; n++) mx_sc_col_scales(j, n, cs[(size_t)n].data());
+        tile_desc d;
+        tile_sram sram;
+        tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, sram);
+        if ((long long)sram.a[0].size() / ARR_L > 65535 || (long long)sram.b[0].size() / ARR_L > 65535) {
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 16-bit SRAM address space\n", tpath, g.line);
+            rc = 2;
+            break;
         }
-        /* folds */
+        /* folds, in the controller's order, for placing output blocks */
         std::vector<fold> folds;
         for (long long c0 = 0; c0 < j.N; c0 += ARR_C)
             for (long long r0 = 0; r0 < j.M; r0 += ARR_R)
                 folds.push_back({r0, c0, (int)std::min<long long>(ARR_R, j.M - r0), (int)std::min<long long>(ARR_C, j.N - c0)});
+        std::vector<std::deque<size_t>> colq(ARR_C);
+        for (size_t f = 0; f < folds.size(); f++)
+            for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
         const long long t = (j.K + ARR_L - 1) / ARR_L;
 
-        array_model model(ARR_R, ARR_C, pc, FIFO_D);
-        if (fault_r >= 0) model.inject_fault(fault_r, fault_c);
+        model.reset();
+        if (fault_r >= 0) model.array().inject_fault(fault_r, fault_c);
+        tile_cycle_in in;
+        in.d = d;
+        in.a_rdata.assign(ARR_R * ARR_L, 0);
+        in.b_rdata.assign(ARR_C * ARR_L, 0);
+        in.as_rdata.assign(ARR_R, 0);
+        in.bs_rdata.assign(ARR_C, 0);
+        in.blk_ready.assign(ARR_C, 1);
         /* reset the RTL */
-        arr_issue idle;
-        idle.row_valid.assign(ARR_R, 0);
-        idle.col_valid.assign(ARR_C, 0);
-        idle.a_codes.assign(ARR_R * ARR_L, 0);
-        idle.b_codes.assign(ARR_C * ARR_L, 0);
-        idle.a_scales.assign(ARR_R, 0);
-        idle.b_scales.assign(ARR_C, 0);
-        std::vector<int> ready(ARR_C, 1);
-        s.top->rst_ni = 0;
-        drive(s, idle, ready, pc.fmt, pc.fp5_bias);
-        step(s);
-        step(s);
-        s.top->rst_ni = 1;
+        top->rst_ni = 0;
+        rtl_tile::drive(top, in);
+        for (int k = 0; k < 2; k++) {
+            top->clk_i = 0; top->eval();
+            top->clk_i = 1; top->eval();
+        }
+        top->rst_ni = 1;
 
         std::vector<uint32_t> got((size_t)(j.M * j.N), 0);
         std::vector<int> have((size_t)(j.M * j.N), 0);
-        std::vector<std::deque<size_t>> colq(ARR_C); /* fold index per expected result, per column */
-        std::vector<int> inflight(ARR_C, 0);
-        size_t fi = 0;
-        long long stepi = 0, cyc = 0, fold_start = -1, earliest = 0, last_issue = -1000000, last_gap = 0;
-        long long first_issue = -1, last_pe_done = -1, popped = 0;
-        const long long want = j.M * j.N;
+        std::vector<std::vector<uint8_t>> blk_codes(folds.size() * ARR_C);
+        std::vector<int> blk_scale(folds.size() * ARR_C, -1);
+        long long cyc = 0, first_issue = -1, last_pe_done = -1;
         const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
-        while (popped < want && rc == 0) {
+        tile_cycle_out mo, ro;
+        for (;;) {
             if (cyc > limit) {
                 fprintf(stderr, "mxsim-cosim-array: %s:%d: GEMM '%s' did not finish in %lld cycles (deadlock)\n", tpath, g.line, g.name, limit);
                 rc = 1;
                 break;
             }
-            /* controller: one K-step of the current fold, or a bubble */
-            arr_issue in = idle;
-            if (fi < folds.size() && cyc >= earliest) {
-                const fold &f = folds[fi];
-                bool go = true;
-                if (stepi == t - 1) {
-                    if (cyc - last_issue < last_gap) go = false; /* same-PE results >= r apart */
-                }
-                if (go && stepi == t - 1) {
-                    arr_outputs peek;
-                    /* credits: FIFO room for results in flight plus this fold's */
-                    model.comb(idle, ready, peek);
-                    for (int c = 0; c < f.cl; c++)
-                        if (peek.free[(size_t)c] - inflight[(size_t)c] < f.rl) go = false;
-                }
-                if (go) {
-                    if (stepi == 0) fold_start = cyc;
-                    if (first_issue < 0) first_issue = cyc;
-                    in.first = stepi == 0;
-                    in.last = stepi == t - 1;
-                    for (int r = 0; r < f.rl; r++) {
-                        in.row_valid[(size_t)r] = 1;
-                        const long long m = f.r0 + r;
-                        in.a_scales[(size_t)r] = rs[(size_t)m][(size_t)(stepi * ARR_L / kps)];
-                        for (int l = 0; l < ARR_L; l++) {
-                            const long long k = stepi * ARR_L + l;
-                            in.a_codes[(size_t)(r * ARR_L + l)] = k < j.K ? j.a_codes[(size_t)(m * j.K + k)] : 0;
-                        }
-                    }
-                    for (int c = 0; c < f.cl; c++) {
-                        in.col_valid[(size_t)c] = 1;
-                        const long long n = f.c0 + c;
-                        in.b_scales[(size_t)c] = cs[(size_t)n][(size_t)(stepi * ARR_L / kps)];
-                        for (int l = 0; l < ARR_L; l++) {
-                            const long long k = stepi * ARR_L + l;
-                            in.b_codes[(size_t)(c * ARR_L + l)] = k < j.K ? j.b_codes[(size_t)(k * j.N + n)] : 0;
-                        }
-                    }
-                    if (++stepi == t) {
-                        for (int c = 0; c < f.cl; c++) {
-                            inflight[(size_t)c] += f.rl;
-                            for (int r = 0; r < f.rl; r++) colq[(size_t)c].push_back(fi);
-                        }
-                        earliest = fold_start + std::max<long long>(t, f.rl);
-                        last_issue = cyc;
-                        last_gap = f.rl;
-                        fi++;
-                        stepi = 0;
-                    }
-                }
-            }
+            in.start = cyc == 0;
             for (int c = 0; c < ARR_C; c++)
-                ready[(size_t)c] = bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
-            arr_outputs o;
-            model.comb(in, ready, o);
-            drive(s, in, ready, pc.fmt, pc.fp5_bias);
-            s.top->clk_i = 0;
-            s.top->eval();
+                in.blk_ready[(size_t)c] = bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
+            double t0 = now_s();
+            model.comb(in, mo);
+            double t1 = now_s();
+            rtl_tile::drive(top, in);
+            top->clk_i = 0;
+            top->eval();
+            if (fst) fst->dump(vtime);
+            rtl_tile::read(top, ro);
+            double t2 = now_s();
+            t_model += t1 - t0;
+            t_rtl += t2 - t1;
             /* compare this cycle's outputs */
             auto fail = [&](const char *field, int r, int c, uint64_t exp, uint64_t act) {
                 fprintf(stderr,
@@ -303,59 +242,113 @@ int main(int argc, char **argv)
                         cyc, gi, g.name, tpath, g.line, r, c, field, (unsigned long long)exp, (unsigned long long)act);
                 rc = 1;
             };
+            if (mo.busy != ro.busy) fail("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
+            else if (mo.done != ro.done) fail("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
+            else if (mo.rd != ro.rd) fail("sram rd", -1, -1, (uint64_t)mo.rd, (uint64_t)ro.rd);
+            else if (mo.rd && mo.a_addr != ro.a_addr) fail("sram a_addr", -1, -1, mo.a_addr, ro.a_addr);
+            else if (mo.rd && mo.b_addr != ro.b_addr) fail("sram b_addr", -1, -1, mo.b_addr, ro.b_addr);
+            else if (mo.rd && d.scaled && mo.as_addr != ro.as_addr) fail("sram as_addr", -1, -1, mo.as_addr, ro.as_addr);
+            else if (mo.rd && d.scaled && mo.bs_addr != ro.bs_addr) fail("sram bs_addr", -1, -1, mo.bs_addr, ro.bs_addr);
+            else if (mo.issue != ro.issue) fail("issue", -1, -1, (uint64_t)mo.issue, (uint64_t)ro.issue);
             for (int r = 0; r < ARR_R && rc == 0; r++)
                 for (int c = 0; c < ARR_C && rc == 0; c++) {
-                    const int act = (int)((s.top->pe_done_o >> (r * ARR_C + c)) & 1);
-                    if (act != o.pe_done[(size_t)(r * ARR_C + c)]) fail("pe_done", r, c, (uint64_t)o.pe_done[(size_t)(r * ARR_C + c)], (uint64_t)act);
+                    const size_t i = (size_t)(r * ARR_C + c);
+                    if (mo.pe_done[i] != ro.pe_done[i]) fail("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
                 }
             for (int c = 0; c < ARR_C && rc == 0; c++) {
-                const int av = (int)((s.top->out_valid_o >> c) & 1);
-                const int fw = 4; /* $clog2(FIFO_D + 1) for FIFO_D = 8 */
-                const int afree = (int)((s.top->free_o >> (c * fw)) & ((1u << fw) - 1));
-                const int rw = ARR_R > 1 ? 2 : 1;
-                const int arow = (int)((s.top->out_row_o >> (c * rw)) & ((1u << rw) - 1));
-                const uint32_t adata = s.top->out_data_o[(size_t)c];
-                if (av != o.out_valid[(size_t)c]) fail("out_valid", o.out_row[(size_t)c], c, (uint64_t)o.out_valid[(size_t)c], (uint64_t)av);
-                else if (afree != o.free[(size_t)c]) fail("free", -1, c, (uint64_t)o.free[(size_t)c], (uint64_t)afree);
-                else if (av && arow != o.out_row[(size_t)c]) fail("out_row", o.out_row[(size_t)c], c, (uint64_t)o.out_row[(size_t)c], (uint64_t)arow);
-                else if (av && adata != o.out_data[(size_t)c]) fail("out_data", o.out_row[(size_t)c], c, o.out_data[(size_t)c], adata);
-            }
-            if (rc == 0 && (int)s.top->overrun_o != o.overrun) fail("overrun", -1, -1, (uint64_t)o.overrun, s.top->overrun_o);
-            if (rc == 0 && o.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
-            if (rc) break;
-            for (int i = 0; i < ARR_R * ARR_C; i++) if (o.pe_done[(size_t)i]) last_pe_done = cyc;
-            for (int c = 0; c < ARR_C; c++) {
-                if (o.take[(size_t)c]) inflight[(size_t)c]--;
-                if (o.out_valid[(size_t)c] && ready[(size_t)c]) {
-                    if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
-                    const fold &f = folds[colq[(size_t)c].front()];
-                    colq[(size_t)c].pop_front();
-                    const long long m = f.r0 + o.out_row[(size_t)c], n = f.c0 + c;
-                    if (m >= j.M || n >= j.N || have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: bad output position (%lld, %lld) at cycle %lld\n", m, n, cyc); rc = 1; break; }
-                    got[(size_t)(m * j.N + n)] = o.out_data[(size_t)c];
-                    have[(size_t)(m * j.N + n)] = 1;
-                    popped++;
+                if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c]) { fail("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]); break; }
+                if (!mo.blk_valid[(size_t)c]) continue;
+                for (int r = 0; r < ARR_R && rc == 0; r++) {
+                    const size_t i = (size_t)(c * ARR_R + r);
+                    if (mo.vals[i] != ro.vals[i]) fail("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
+                    else if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) fail("blk_codes", r, c, mo.codes[i], ro.codes[i]);
                 }
+                if (rc == 0 && out_fmt >= 0 && mo.scales[(size_t)c] != ro.scales[(size_t)c]) fail("blk_scale", -1, c, mo.scales[(size_t)c], ro.scales[(size_t)c]);
             }
+            if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
+            if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
+            if (rc) break;
+            if (cyc > 0 && mo.done && !mo.busy) break;
+            if (mo.issue && first_issue < 0) first_issue = cyc;
+            for (int i = 0; i < ARR_R * ARR_C; i++) if (mo.pe_done[(size_t)i]) last_pe_done = cyc;
+            for (int c = 0; c < ARR_C && rc == 0; c++) {
+                if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
+                if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
+                const size_t fi = colq[(size_t)c].front();
+                const fold &f = folds[fi];
+                colq[(size_t)c].pop_front();
+                const long long n = f.c0 + c;
+                for (int r = 0; r < f.rl; r++) {
+                    const long long m = f.r0 + r;
+                    if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); rc = 1; break; }
+                    got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
+                    have[(size_t)(m * j.N + n)] = 1;
+                }
+                blk_codes[fi * ARR_C + (size_t)c].assign(mo.codes.begin() + c * ARR_R, mo.codes.begin() + c * ARR_R + f.rl);
+                blk_scale[fi * ARR_C + (size_t)c] = mo.scales[(size_t)c];
+            }
+            if (rc) break;
+            t0 = now_s();
             model.tick();
-            s.top->clk_i = 1;
-            s.top->eval();
-            if (s.fst) { s.fst->dump(s.time); }
-            s.time += 10;
+            t1 = now_s();
+            top->clk_i = 1;
+            top->eval();
+            t2 = now_s();
+            t_model += t1 - t0;
+            t_rtl += t2 - t1;
+            if (fst) fst->dump(vtime + 5);
+            vtime += 10;
+            /* synchronous SRAM: this cycle's read address, data next cycle (0 if no read) */
+            if (mo.rd) {
+                sram.read_a(mo.a_addr, in.a_rdata);
+                sram.read_b(mo.b_addr, in.b_rdata);
+                sram.read_as(mo.as_addr, in.as_rdata);
+                sram.read_bs(mo.bs_addr, in.bs_rdata);
+            } else {
+                std::fill(in.a_rdata.begin(), in.a_rdata.end(), 0);
+                std::fill(in.b_rdata.begin(), in.b_rdata.end(), 0);
+                std::fill(in.as_rdata.begin(), in.as_rdata.end(), 0);
+                std::fill(in.bs_rdata.begin(), in.bs_rdata.end(), 0);
+            }
             cyc++;
         }
         if (rc) break;
+        const long long want = j.M * j.N;
         for (long long k = 0; k < want; k++)
-            if (got[(size_t)k] != expect[(size_t)k]) {
-                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): array 0x%08x, mx_pe_dot 0x%08x\n", gi, g.name,
-                        tpath, g.line, k / j.N, k % j.N, got[(size_t)k], expect[(size_t)k]);
+            if (!have[(size_t)k] || got[(size_t)k] != expect[(size_t)k]) {
+                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): array 0x%08x%s, mx_pe_dot 0x%08x\n", gi, g.name,
+                        tpath, g.line, k / j.N, k % j.N, got[(size_t)k], have[(size_t)k] ? "" : " (missing)", expect[(size_t)k]);
                 rc = 1;
                 break;
             }
+        /* every block's codes and scale: the C re-quantizer on mx_pe_dot's values */
+        for (size_t fi = 0; fi < folds.size() && rc == 0 && out_fmt >= 0; fi++)
+            for (int c = 0; c < folds[fi].cl && rc == 0; c++) {
+                const fold &f = folds[fi];
+                mx_requant_in rq;
+                mx_requant_out rqo;
+                memset(&rq, 0, sizeof rq);
+                rq.fmt_i = out_fmt;
+                rq.fp5_bias_i = cfg.mxsf_fp5_bias;
+                for (int r = 0; r < f.rl; r++) rq.vals_i[r] = expect[(size_t)((f.r0 + r) * j.N + f.c0 + c)];
+                mx_requant_comb(f.rl, &rq, &rqo);
+                const std::vector<uint8_t> &bc = blk_codes[fi * ARR_C + (size_t)c];
+                if (blk_scale[fi * ARR_C + (size_t)c] != rqo.scale_o) {
+                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): block rows %lld.. column %lld: scale array 0x%02x, mx_requant 0x%02x\n",
+                            gi, g.name, tpath, g.line, f.r0, f.c0 + c, blk_scale[fi * ARR_C + (size_t)c], rqo.scale_o);
+                    rc = 1;
+                }
+                for (int r = 0; r < f.rl && rc == 0; r++)
+                    if (bc[(size_t)r] != rqo.codes_o[r]) {
+                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): code array 0x%02x, mx_requant 0x%02x\n",
+                                gi, g.name, tpath, g.line, f.r0 + r, f.c0 + c, bc[(size_t)r], rqo.codes_o[r]);
+                        rc = 1;
+                    }
+            }
         if (rc) break;
-        /* cycles from the first issue through the cycle whose edge writes the last
-         * accumulator (its out_valid is seen one cycle later): the arch model's
-         * t + (r-1) + (c-1) + (P-1) per fold */
+        /* cycles from the first K-step into the array through the cycle whose
+         * edge writes the last accumulator: the arch model's
+         * t + (r-1) + (c-1) + (P-1) per fold, folds overlapped */
         const long long compute = last_pe_done - first_issue;
         const long long analytic = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
         if (bp == 0 && compute != analytic) {
@@ -365,16 +358,22 @@ int main(int argc, char **argv)
             break;
         }
         total_cycles += cyc;
-        if (!quiet)
-            printf("%-10s %4lldx%-4lldx%-4lld %-5s folds %3zu  compute %6lld (arch %6lld)  total %6lld cycles  %lld outputs equal\n",
-                   g.name, g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), folds.size(), compute, analytic, cyc, want);
+        all_cycles += cyc + 2; /* + reset */
+        if (!quiet && rep == 0)
+            printf("%-10s %4lldx%-4lldx%-4lld %-5s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal\n",
+                   g.name, g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), folds.size(), compute, analytic, cyc, want,
+                   out_fmt >= 0 ? " + codes/scales" : "");
     }
-    if (rc == 0)
+    if (rc == 0) {
         printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,
                tr.n, ARR_R, ARR_C, ARR_L, bp, total_cycles);
-    if (s.fst) { s.fst->close(); delete s.fst; }
-    s.top->final();
-    delete s.top;
+        if (repeat > 1)
+            printf("bench-array %dx%d L=%d: %lld cycles x %d: RTL (Verilated) %.0f cycles/s, C++ twin %.0f cycles/s\n",
+                   ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model);
+    }
+    if (fst) { fst->close(); delete fst; }
+    top->final();
+    delete top;
     mx_trace_free(&tr);
     return rc;
 }
