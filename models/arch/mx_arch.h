@@ -89,7 +89,7 @@ typedef struct {
 int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o);
 
 /* ---- energy table (SPEC §5) ---------------------------------------------- */
-#define MX_ENERGY_MAX_ENTRIES 64
+#define MX_ENERGY_MAX_ENTRIES 128
 #define MX_ENERGY_KEY_MAX 40
 typedef struct {
     char key[MX_ENERGY_KEY_MAX];
