@@ -113,7 +113,8 @@ static int parse_ll(const char *s, long long *out)
 
 /* Topology -> trace rows.  Conv: name, ifmap H, W, filter H, W, channels,
  * filters, stride: M = ofmap H*W, N = filters, K = filter H*W*channels
- * (SCALE-Sim's im2col view).  GEMM: name, M, N, K. */
+ * (SCALE-Sim's im2col view, its ofmap size ceil((in - filter + stride) /
+ * stride)).  GEMM: name, M, N, K. */
 static int convert_topo(const char *path, FILE *out)
 {
     FILE *f = fopen(path, "r");
@@ -153,7 +154,8 @@ static int convert_topo(const char *path, FILE *out)
                 rc = 2;
                 break;
             }
-            long long oh = (v[0] - v[2]) / v[6] + 1, ow = (v[1] - v[3]) / v[6] + 1;
+            /* SCALE-Sim's ofmap size: ceil((in - filter + stride) / stride) */
+            long long oh = (v[0] - v[2] + 2 * v[6] - 1) / v[6], ow = (v[1] - v[3] + 2 * v[6] - 1) / v[6];
             M = oh * ow; N = v[5]; K = v[2] * v[3] * v[4];
         } else {
             fprintf(stderr, "mxsim import-scalesim: %s:%d: expected 4 (name,M,N,K) or 8 (conv) columns, got %d\n", path, line, n);

@@ -99,8 +99,9 @@ TEST(ArchScaleSim, ConvTopologyClosedForm)
         mx_trace tr;
         ASSERT_EQ(mx_trace_load((out + "/trace.csv").c_str(), &tr, err, sizeof err), 0) << err;
         ASSERT_EQ(tr.n, 2u);
-        // Conv1: ofmap 12x12 -> M 144, N 7, K 45.  Conv2: ofmap ((9-2)/2+1) x ((11-3)/2+1) = 4x5.
-        long long dims[2][3] = {{144, 7, 45}, {20, 13, 24}};
+        // SCALE-Sim's ofmap size is ceil((in - filter + stride) / stride):
+        // Conv1: 12x12 -> M 144, N 7, K 45.  Conv2: ceil(9/2) x ceil(10/2) = 5x5.
+        long long dims[2][3] = {{144, 7, 45}, {25, 13, 24}};
         for (int i = 0; i < 2; i++) {
             EXPECT_EQ(tr.gemms[i].M, dims[i][0]);
             EXPECT_EQ(tr.gemms[i].N, dims[i][1]);
@@ -126,4 +127,48 @@ TEST(ArchScaleSim, ConvTopologyClosedForm)
     auto r = clitest::run_mxsim(d, {"import-scalesim", cfg, topo, "-o", out});
     EXPECT_EQ(r.status, 2);
     EXPECT_EQ(r.err, "mxsim import-scalesim: " + cfg + ":2: key 'ArrayHeight': must be a positive integer, got '0'\n");
+}
+
+// SCALE-Sim's own regression answers on its shipped topologies (AlexNet conv1,
+// its M,N,K test layer), 32 x 32: our compute cycles must equal SCALE-Sim's
+// total minus its memory stalls (tests/golden/scalesim/shipped/).
+TEST(ArchScaleSim, ShippedTopologiesOfScaleSim)
+{
+    std::ifstream f(golden("shipped/compute_reports.csv"));
+    ASSERT_TRUE(f.good());
+    std::string line;
+    int rows = 0, matched = 0;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::vector<std::string> v;
+        std::stringstream ls(line);
+        std::string x;
+        while (std::getline(ls, x, ',')) v.push_back(x);
+        ASSERT_EQ(v.size(), 7u) << line;
+        clitest::TempDir d;
+        std::string cfg = d.file("s.cfg"), out = d.file("o");
+        std::ofstream(cfg) << "[architecture_presets]\nArrayHeight: " << v[3] << "\nArrayWidth: " << v[4]
+                           << "\nIfmapSramSzkB: 6144\nFilterSramSzkB: 6144\nOfmapSramSzkB: 2048\nDataflow : " << v[2] << "\n";
+        auto r = clitest::run_mxsim(d, {"import-scalesim", cfg, golden("shipped/" + v[1]), "-o", out, "--energy",
+                                        std::string(MXSIM_SRC_DIR) + "/configs/energy/horowitz45.yaml"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        mx_arch_config c;
+        char err[600], ep[MX_ARCH_PATH_MAX];
+        ASSERT_EQ(mx_config_load((out + "/config.yaml").c_str(), &c, ep, err, sizeof err), 0) << err;
+        mx_trace tr;
+        ASSERT_EQ(mx_trace_load((out + "/trace.csv").c_str(), &tr, err, sizeof err), 0) << err;
+        unlink((out + "/config.yaml").c_str());
+        unlink((out + "/trace.csv").c_str());
+        rmdir(out.c_str());
+        ASSERT_EQ(tr.n, 1u);
+        mx_stats s;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &tr.gemms[0], &s, err, sizeof err), 0) << err;
+        long long want = std::stoll(v[5]) - std::stoll(v[6]);
+        EXPECT_EQ(s.cycles, want) << v[0];
+        matched += s.cycles == want;
+        rows++;
+        mx_trace_free(&tr);
+    }
+    EXPECT_EQ(rows, 4);
+    EXPECT_EQ(matched, 4);
 }
