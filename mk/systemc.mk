@@ -1,13 +1,18 @@
 # mk/systemc.mk — the SystemC/TLM-2.0 platform (sim/systemc, docs/SYSTEMC.md).
-#   build/systemc/mxsim_sc_top    example top, C-core back-end (+ RTL when built)
+#   build/systemc/mxsim_sc_top    example top, C-core and RTL back-ends
 #   build/systemc/mxsim_sc_test   regression: SystemC run == C model (make test-systemc)
+# The RTL back-end links the Verilated 4x4 L = 4 mx_array_ctrl of
+# mk/cosim_array.mk (one Verilator build shared with cosim-array).
 # Included by the top Makefile; variables are prefixed SC_.
 
 SC_DIR      := $(BUILD)/systemc
 SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
-SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread
+SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread -lz
 SC_COMMON   := mx_sc_gemm mx_sc_accel mx_sc_platform mx_sc_run
 SC_COMMON_OBJ := $(SC_COMMON:%=$(SC_DIR)/obj/%.o)
+SC_VLDIR    := $(CA_DIR)/vl_4x4x4
+SC_RTL_OBJ  := $(SC_DIR)/obj/mx_sc_rtl_backend.o $(SC_DIR)/obj/array_model.o \
+               $(SC_VLDIR)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ)
 
 .PHONY: systemc test-systemc bench-systemc
 
@@ -17,18 +22,28 @@ $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
-$(SC_DIR)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_DIR)/obj/mx_sc_rtl_stub.o \
+$(SC_DIR)/obj/mx_sc_rtl_backend.o: sim/systemc/mx_sc_rtl_backend.cpp $(SC_VLDIR)/Vmx_array_ctrl__ALL.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array $(CA_VLINC) -isystem $(SC_VLDIR) $(CA_VLDEF) \
+	  -DARR_R=4 -DARR_C=4 -DARR_L=4 -c $< -o $@
+
+$(SC_DIR)/obj/array_model.o: sim/cosim_array/array_model.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array -c $< -o $@
+
+$(SC_DIR)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
                         $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
-$(SC_DIR)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_DIR)/obj/mx_sc_rtl_stub.o \
+$(SC_DIR)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
                          $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 -include $(wildcard $(SC_DIR)/obj/*.d)
 
 # SystemC run vs the C model's functional run and the exact reference, per
-# GEMM: cycles and output bits (tests/systemc/).
+# GEMM and back-end (C core and Verilated RTL): cycles and output bits
+# (tests/systemc/).  Fails if the RTL back-end is missing.
 test-systemc: $(SC_DIR)/mxsim_sc_test
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv

@@ -37,7 +37,12 @@ module mx_array_ctrl #(
   parameter int ALIGN_W = 32,
   parameter int AW      = 16,   // SRAM word address width
   parameter int DW      = 16,   // M, N, K width
-  localparam int FIFO_D = 2 * R,
+  // Column FIFO depth: the credit rule reserves room for every result in
+  // flight plus the next fold's; with no back-pressure up to ~3 folds' rows
+  // overlap (fold starts >= R apart, a result takes t + r + c + P cycles), so
+  // 2R + C + 8 keeps credits from ever stalling an unthrottled array
+  // (compute cycles == mx_tile_compute_cycles).
+  localparam int FIFO_D = 2 * R + C + 8,
   localparam int FW     = $clog2(FIFO_D + 1),
   localparam int RW     = (R > 1) ? $clog2(R) : 1,
   localparam int CW     = LANES * mx_pkg::CODE_W

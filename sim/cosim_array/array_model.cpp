@@ -229,7 +229,7 @@ static mx_pe_config pe_for(int L, int align_width)
 }
 
 array_ctrl_model::array_ctrl_model(int R, int C, int L, int align_width)
-    : R_(R), C_(C), L_(L), pe_(pe_for(L, align_width)), arr_(R, C, pe_, 2 * R)
+    : R_(R), C_(C), L_(L), pe_(pe_for(L, align_width)), arr_(R, C, pe_, 2 * R + C + 8) /* = FIFO_D of mx_array_ctrl */
 {
     reset();
 }
@@ -473,4 +473,17 @@ void tile_pack(const mx_sc_job &j, int R, int C, int L, int fp5_bias, int out_fm
             for (long long qq = 0; qq < nkb; qq++) s.bs[(size_t)(n % C)][(size_t)((n / C) * nkb + qq)] = sc[(size_t)qq];
         }
     }
+}
+
+long long tile_schedule_cycles(int R, int C, int L, int P, long long M, long long N, long long K)
+{
+    const long long t = (K + L - 1) / L;
+    long long start = 0, end = 0;
+    for (long long c0 = 0; c0 < N; c0 += C)
+        for (long long r0 = 0; r0 < M; r0 += R) {
+            const long long r = std::min<long long>(R, M - r0), c = std::min<long long>(C, N - c0);
+            end = std::max(end, start + t + (r - 1) + (c - 1) + (P - 1));
+            start += std::max(t, r);
+        }
+    return end;
 }

@@ -15,8 +15,9 @@
  * blocks (valid, FP32 values, codes, E8M0 scale) and status must equal the
  * twin's; every output must equal mx_pe_dot and every block's codes and
  * scale mx_requant_comb of those values; compute cycles (first K-step into
- * the array to the last PE result) without back-pressure must equal
- * mx_tile_compute_cycles() of the arch model.  First divergence: cycle,
+ * the array to the last PE result) without back-pressure must equal the
+ * fold schedule (tile_schedule_cycles), which is mx_tile_compute_cycles() of
+ * the arch model except where that one under-counts (noted, counted).  First divergence: cycle,
  * GEMM, PE row/column, field, expected and actual in hex; exit 1.
  * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
  * prints simulated cycles per second of the RTL and of the C++ twin (bench).
@@ -141,7 +142,7 @@ int main(int argc, char **argv)
     }
     int rc = 0;
     uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
-    long long total_cycles = 0, all_cycles = 0;
+    long long total_cycles = 0, all_cycles = 0, arch_diff = 0;
     double t_rtl = 0, t_model = 0;
     array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
     for (int rep = 0; rep < repeat && rc == 0; rep++)
@@ -351,11 +352,19 @@ int main(int argc, char **argv)
          * t + (r-1) + (c-1) + (P-1) per fold, folds overlapped */
         const long long compute = last_pe_done - first_issue;
         const long long analytic = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
-        if (bp == 0 && compute != analytic) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, arch model mx_tile_compute_cycles %lld\n",
-                    gi, g.name, tpath, g.line, compute, analytic);
+        const long long sched = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
+        if (bp == 0 && compute != sched) {
+            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, fold schedule %lld "
+                            "(arch model mx_tile_compute_cycles %lld)\n",
+                    gi, g.name, tpath, g.line, compute, sched, analytic);
             rc = 1;
             break;
+        }
+        if (bp == 0 && compute != analytic) {
+            arch_diff++;
+            if (!quiet && rep == 0)
+                printf("note: GEMM '%s' %lldx%lldx%lld: mx_tile_compute_cycles %lld < fold schedule %lld (an earlier, wider fold ends last)\n",
+                       g.name, j.M, j.N, j.K, analytic, sched);
         }
         total_cycles += cyc;
         all_cycles += cyc + 2; /* + reset */
@@ -367,6 +376,8 @@ int main(int argc, char **argv)
     if (rc == 0) {
         printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,
                tr.n, ARR_R, ARR_C, ARR_L, bp, total_cycles);
+        if (arch_diff)
+            printf("mxsim-cosim-array: %lld GEMM(s) where the arch model's mx_tile_compute_cycles under-counts the fold schedule\n", arch_diff / repeat);
         if (repeat > 1)
             printf("bench-array %dx%d L=%d: %lld cycles x %d: RTL (Verilated) %.0f cycles/s, C++ twin %.0f cycles/s\n",
                    ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model);

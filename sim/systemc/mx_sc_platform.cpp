@@ -135,3 +135,14 @@ void mx_sc_platform::cpu_thread()
     }
     finished_ = true;
 }
+
+void mx_sc_run_until_finished(const std::vector<const mx_sc_platform *> &plats)
+{
+    const sc_time slice(1, SC_MS);
+    for (;;) {
+        sc_start(slice);
+        bool all = true;
+        for (const mx_sc_platform *p : plats) all = all && p->finished();
+        if (all || !sc_pending_activity()) break;
+    }
+}

@@ -92,7 +92,7 @@ int sc_main(int argc, char **argv)
         be.reset(new mx_sc_c_backend);
     }
     mx_sc_platform top("top", cfg, std::move(be), jobs);
-    sc_core::sc_start();
+    mx_sc_run_until_finished({&top});
     int rc = 0;
     std::vector<mx_stats> per;
     for (size_t i = 0; i < top.results().size(); i++) {
