@@ -211,22 +211,36 @@ long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long
                (nrf - 1) * mx_fold_cycles(c, (int)R, cl, t) +
                (ncf - 1) * mx_fold_cycles(c, rl, (int)C, t) + mx_fold_cycles(c, rl, cl, t);
     }
-    /* Folds in order col-fold outer, row-fold inner; each fold's row extent is
-     * R except the last of each column fold (rl). */
-    long long last = mx_fold_cycles(c, rl, cl, t);
-    if (c->dataflow == MX_DATAFLOW_OS) {
-        /* the next fold starts when this one's operands are in and its outputs
-         * (r per column) have drained into the shadow registers */
-        return ncf * (nrf - 1) * llmax(t, R) + (ncf - 1) * llmax(t, rl) + last;
+    /* Folds in order col-fold outer, row-fold inner; fold f has row extent R,
+     * except the last of each column fold (rl), and column extent C, except
+     * in the last column fold (cl).  Overlapped schedule (docs/ARCH.md):
+     *   OS:     start_0 = 0,   start_{f+1} = start_f + max(t, r_f),
+     *           end_f = start_f + fold(r_f, c_f)
+     *   WS, IS: start_0 = r_0 (first preload), start_{f+1} = start_f + max(t, r_{f+1}),
+     *           end_f = start_f + fold(r_f, c_f) - r_f
+     * and the tile ends with the latest fold end.  Starts grow with f, so only
+     * the last fold of each (r, c) class can end last. */
+    long long best = 0;
+    for (int cls = 0; cls < 4; cls++) {
+        int last_row = cls & 1, last_col = (cls >> 1) & 1;
+        if (!last_row && nrf == 1) continue; /* no full-height folds */
+        if (!last_col && ncf == 1) continue; /* no full-width folds  */
+        long long ci = last_col ? ncf - 1 : ncf - 2, ri = last_row ? nrf - 1 : nrf - 2;
+        long long f = ci * nrf + ri;
+        int r = last_row ? rl : (int)R, cc = last_col ? cl : (int)C;
+        long long end;
+        if (c->dataflow == MX_DATAFLOW_OS) {
+            long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
+            end = n_R * llmax(t, R) + n_rl * llmax(t, rl) + mx_fold_cycles(c, r, cc, t);
+        } else {
+            long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
+            long long n_R = f - n_rl;
+            long long r0 = nrf > 1 ? R : rl;
+            end = r0 + n_R * llmax(t, R) + n_rl * llmax(t, rl) + mx_fold_cycles(c, r, cc, t) - r;
+        }
+        if (end > best) best = end;
     }
-    /* WS/IS: the next fold's stationary operand (r_next cycles) preloads into
-     * shadow registers while this fold streams. */
-    long long first_r = nrf > 1 ? R : rl;
-    long long nR = nrf > 1 ? ncf * (nrf - 1) - 1 : 0;
-    long long nL = nrf > 1 ? ncf : ncf - 1;
-    /* `last` already contains the last fold's own preload; replace it by the
-     * overlapped one counted in the sum, and add the first preload. */
-    return first_r + nR * llmax(t, R) + nL * llmax(t, rl) + (last - rl);
+    return best;
 }
 
 /* ---- tiling ----------------------------------------------------------------- */
