@@ -519,11 +519,12 @@ int mxsim_cmd_run(int argc, char **argv)
                 memset(&a2, 0, sizeof a2);
                 memset(&b2, 0, sizeof b2);
                 if (simulate(&o2, o.config_path, &tr, &a2) == 0 && simulate(&o2, o.compare_path, &tr, &b2) == 0)
-                    printf("Sensitivity: with %s, %s/%s total energy %.3f (%.1f%% less), cycles ratio %.3f.\n",
-                           o2.sets[o2.nsets - 1], a.cfg.name, b.cfg.name,
-                           a2.total.energy_total_pj / b2.total.energy_total_pj,
-                           100 * (1 - a2.total.energy_total_pj / b2.total.energy_total_pj),
-                           (double)a2.total.cycles / (double)b2.total.cycles);
+                {
+                    double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
+                    printf("Sensitivity: with %s, %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f.\n",
+                           o2.sets[o2.nsets - 1], a.cfg.name, b.cfg.name, r2, 100 * fabs(1 - r2),
+                           r2 <= 1 ? "less" : "more", (double)a2.total.cycles / (double)b2.total.cycles);
+                }
                 free(a2.rows);
                 free(b2.rows);
             }
