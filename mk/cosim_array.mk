@@ -17,21 +17,22 @@ CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
 CA_RT_OBJ := $(CA_DIR)/rt/verilated.o $(CA_DIR)/rt/verilated_fst_c.o $(CA_DIR)/rt/verilated_threads.o
 
-.PHONY: cosim-array lint-array bench-array area-array
+.PHONY: cosim-array lint-array area-array
 
-# $(call ca_size,R,C,L,OPT): Verilated library and harness binary for one size.
+# $(call ca_size,R,C,L,OPT,TRACE): Verilated library and harness binary for one
+# size; TRACE = --trace-fst (waveforms, --fst) or empty (bench builds).
 #   $(CA_DIR)/vl_RxCxL/Vmx_array_ctrl__ALL.a, $(BUILD)/mxsim-cosim-array-RxCxL
 define ca_size
 $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a: $(CA_RTL)
 	@mkdir -p $(CA_DIR)/vl_$(1)x$(2)x$(3)
-	$(CA_VL) --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
+	$(CA_VL) --cc $(5) -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
 	  -GR=$(1) -GC=$(2) -GLANES=$(3) -GALIGN_W=32 --prefix Vmx_array_ctrl -Mdir $(CA_DIR)/vl_$(1)x$(2)x$(3) $(CA_RTL)
 	+$(MAKE) -s -C $(CA_DIR)/vl_$(1)x$(2)x$(3) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a OPT_FAST=$(4) OPT_SLOW=-O0 OPT_GLOBAL=-O1
 
 $(CA_DIR)/obj_$(1)x$(2)x$(3)/%.o: sim/cosim_array/%.cpp $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a
 	@mkdir -p $$(dir $$@)
 	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(CA_DIR)/vl_$(1)x$(2)x$(3) \
-	  $(CA_VLDEF) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP -c $$< -o $$@
+	  $(CA_VLDEF) $(if $(5),,-DCA_NO_TRACE) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP -c $$< -o $$@
 
 $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
 	@mkdir -p $$(dir $$@)
@@ -45,9 +46,9 @@ $(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_ar
 -include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
 endef
 
-$(eval $(call ca_size,4,4,4,-O1))
-$(eval $(call ca_size,4,4,8,-O2))
-$(eval $(call ca_size,16,16,8,-O2))
+$(eval $(call ca_size,4,4,4,-O1,--trace-fst))
+$(eval $(call ca_size,4,4,8,-O1,))
+$(eval $(call ca_size,16,16,8,-O1,))
 
 $(CA_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)
@@ -56,11 +57,13 @@ $(CA_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 $(BUILD)/mxsim-cosim-array: $(BUILD)/mxsim-cosim-array-4x4x4
 	cp $< $@
 
+# Small and non-square sizes (a 16x16 lint takes minutes on 2 cores; the
+# 16x16 bench build Verilates with -Wall as well).
 lint-array:
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array $(CA_RTL)
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl $(CA_RTL)
-	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=16 -GC=16 -GLANES=8 $(CA_RTL)
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=2 -GC=2 -GLANES=2 $(CA_RTL)
+	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=3 -GC=5 -GLANES=2 $(CA_RTL)
 
 lint:: lint-array
 
@@ -78,3 +81,8 @@ cosim-array: $(BUILD)/mxsim-cosim-array lint-array
 	  echo "cosim-array: injected fault caught and located in PE (2, 1)"
 
 test-extra:: cosim-array
+
+# Area of a small array (2x2 PEs, L = 2, all formats) and of the controller
+# with it (yosys generic cells; Nangate45-proxy area as `make area`).
+area-array:
+	@sh mk/area_array.sh $(or $(YOSYS),yosys) $(BUILD)/area_array 2 2 2

@@ -49,3 +49,11 @@ test-systemc: $(SC_DIR)/mxsim_sc_test
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
 
 test-extra:: test-systemc
+
+# RTL co-simulation speed (Verilated mx_array_ctrl, cycles/s) next to the C++
+# cycle twin and the C core's values, same GEMM (64x64x256 MXSF), 4x4 and
+# 16x16 arrays at L = 8: one Verilator build per size (mk/cosim_array.mk).
+bench-systemc: $(BUILD)/mxsim-cosim-array-4x4x8 $(BUILD)/mxsim-cosim-array-16x16x8
+	@echo "== bench-systemc: array RTL co-simulation vs C models (tests/systemc/bench_gemm.csv)"
+	@$(BUILD)/mxsim-cosim-array-4x4x8 -c tests/systemc/bench_4x4_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 10 | grep bench-array
+	@$(BUILD)/mxsim-cosim-array-16x16x8 -c tests/systemc/bench_16x16_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 40 | grep bench-array

@@ -128,9 +128,15 @@ int main(int argc, char **argv)
     VerilatedFstC *fst = nullptr;
     uint64_t vtime = 0;
     if (fst_path) {
+#ifdef CA_NO_TRACE
+        fprintf(stderr, "mxsim-cosim-array: option '--fst': this benchmark build has no waveform support (use build/mxsim-cosim-array)\n");
+        delete top;
+        return 2;
+#else
         fst = new VerilatedFstC;
         top->trace(fst, 99);
         fst->open(fst_path);
+#endif
     }
     /* output re-quantization format: the config's output format when the
      * re-quantizer supports it (MX formats except BF16) */
@@ -143,7 +149,7 @@ int main(int argc, char **argv)
     int rc = 0;
     uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
     long long total_cycles = 0, all_cycles = 0, arch_diff = 0;
-    double t_rtl = 0, t_model = 0;
+    double t_rtl = 0, t_model = 0, t_core = 0;
     array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
     for (int rep = 0; rep < repeat && rc == 0; rep++)
     for (size_t gi = 0; gi < tr.n && rc == 0; gi++) {
@@ -172,7 +178,9 @@ int main(int argc, char **argv)
         }
         if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; break; }
         std::vector<uint32_t> expect;
+        const double tc0 = now_s();
         mx_sc_c_outputs(cfg, j, expect);
+        t_core += now_s() - tc0;
         tile_desc d;
         tile_sram sram;
         tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, sram);
@@ -379,8 +387,10 @@ int main(int argc, char **argv)
         if (arch_diff)
             printf("mxsim-cosim-array: %lld GEMM(s) where the arch model's mx_tile_compute_cycles under-counts the fold schedule\n", arch_diff / repeat);
         if (repeat > 1)
-            printf("bench-array %dx%d L=%d: %lld cycles x %d: RTL (Verilated) %.0f cycles/s, C++ twin %.0f cycles/s\n",
-                   ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model);
+            printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs: RTL (Verilated) %9.0f cycles/s | C++ cycle twin %9.0f cycles/s | "
+                   "C core values (mx_pe_dot) %10.0f array-cycles/s\n",
+                   ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model,
+                   (double)all_cycles / t_core);
     }
     if (fst) { fst->close(); delete fst; }
     top->final();
