@@ -164,6 +164,18 @@ static pe_elem decode_elem(mx_pe_fmt fmt, int b5, uint32_t code)
     return e;
 }
 
+/* BF16 straight from the bits (the decode unit's BF16 case, inlined). */
+static inline pe_elem decode_bf16(uint32_t c)
+{
+    pe_elem e;
+    uint32_t E = (c >> 7) & 0xFF, M = c & 0x7F;
+    int32_t sig = (int32_t)(E ? 128 | M : M);
+    e.special = (uint8_t)(E == 255 ? (M ? 1 : (c & 0x8000) ? 3 : 2) : 0);
+    e.sig = E == 255 ? 0 : (c & 0x8000) ? -sig : sig;
+    e.lsb = E == 255 ? 0 : (E ? (int)E : 1) - 134;
+    return e;
+}
+
 /* One cycle group through the same unit functions (specials, truncation). */
 static uint32_t group_slow(const mx_pe_config *cfg, const mx_format *fp32, const uint16_t *a,
                            const uint16_t *b, int n, uint8_t xa, uint8_t xb, uint32_t acc)
@@ -253,6 +265,7 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
     const int guard = cfg->align_width - MX_PE_PROD_W;
     const int use_scale = cfg->fmt != MX_PE_BF16;
     const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8 && k >= 128; /* table pays off on long dots */
+    const int bf16 = cfg->fmt == MX_PE_BF16;
     pe_elem lut[256];
     if (lut_ok)
         for (uint32_t c = 0; c < 256; c++) lut[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);
@@ -268,8 +281,10 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
         int special = use_scale && (xa == 0xFF || xb == 0xFF);
         int emax = 0, any = 0, emin = 0;
         for (int i = 0; i < n; i++) {
-            pe_elem ea = lut_ok ? lut[a_codes[base + i] & 0xFF] : decode_elem(cfg->fmt, cfg->fp5_bias, a_codes[base + i]);
-            pe_elem eb = lut_ok ? lut[b_codes[base + i] & 0xFF] : decode_elem(cfg->fmt, cfg->fp5_bias, b_codes[base + i]);
+            pe_elem ea = lut_ok ? lut[a_codes[base + i] & 0xFF]
+                       : bf16 ? decode_bf16(a_codes[base + i]) : decode_elem(cfg->fmt, cfg->fp5_bias, a_codes[base + i]);
+            pe_elem eb = lut_ok ? lut[b_codes[base + i] & 0xFF]
+                       : bf16 ? decode_bf16(b_codes[base + i]) : decode_elem(cfg->fmt, cfg->fp5_bias, b_codes[base + i]);
             special |= ea.special | eb.special;
             p[i] = ea.sig * eb.sig;
             e[i] = ea.lsb + eb.lsb;
