@@ -133,6 +133,7 @@ void mx_sc_platform::cpu_thread()
         results_.push_back(std::move(r));
         wr(MX_SC_REG_CTRL, MX_SC_CTRL_CLEAR);
     }
+    finish_time_ = sc_time_stamp();
     finished_ = true;
 }
 

@@ -39,6 +39,8 @@ public:
 
     const std::vector<mx_sc_result> &results() const { return results_; }
     bool finished() const { return finished_; }
+    /* Simulated time at which the CPU thread finished its last job. */
+    sc_core::sc_time finish_time() const { return finish_time_; }
 
     /* Memory map of one job (same base addresses for every job). */
     struct layout { uint64_t a_codes, a_scales, b_codes, b_scales, out, end; };
@@ -48,6 +50,7 @@ private:
     const std::vector<mx_sc_job> &jobs_;
     std::vector<mx_sc_result> results_;
     bool finished_ = false;
+    sc_core::sc_time finish_time_;
     void cpu_thread();
     uint32_t rd(uint32_t off);
     void wr(uint32_t off, uint32_t v);

@@ -116,7 +116,7 @@ int sc_main(int argc, char **argv)
     }
     if (rc == 0) {
         mx_sc_print_report(stdout, cfg, tpath, tr, per, top.accel.backend_name());
-        printf("SystemC time %s for one instance of each GEMM\n", sc_core::sc_time_stamp().to_string().c_str());
+        printf("SystemC time %s for one instance of each GEMM\n", top.finish_time().to_string().c_str());
         if (dump) {
             FILE *f = fopen(dump, "w");
             if (!f) {
