@@ -177,7 +177,7 @@ static inline pe_elem decode_bf16(uint32_t c)
 }
 
 /* One cycle group through the same unit functions (specials, truncation). */
-static uint32_t group_slow(const mx_pe_config *cfg, const mx_format *fp32, const uint16_t *a,
+static uint32_t group_slow(const mx_pe_config *cfg, const uint16_t *a,
                            const uint16_t *b, int n, uint8_t xa, uint8_t xb, uint32_t acc)
 {
     mx_align_in li;
@@ -185,7 +185,6 @@ static uint32_t group_slow(const mx_pe_config *cfg, const mx_format *fp32, const
     mx_accum_in ai;
     mx_accum_regs q = {acc, 0, 0}, d;
     mx_accum_out ao;
-    (void)fp32;
     for (int i = 0; i < cfg->lanes; i++) {
         mx_decode_in da = {i < n ? a[i] : 0u, cfg->fmt, cfg->fp5_bias};
         mx_decode_in db = {i < n ? b[i] : 0u, cfg->fmt, cfg->fp5_bias};
@@ -294,7 +293,7 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
             }
         }
         if (special) { /* NaN/Inf handling lives in the unit models */
-            acc = group_slow(cfg, &fp32, a_codes + base, b_codes + base, n, xa, xb, acc);
+            acc = group_slow(cfg, a_codes + base, b_codes + base, n, xa, xb, acc);
             continue;
         }
         int64_t sum = 0;

@@ -46,11 +46,7 @@ int main(int argc, char **argv)
     bool have_format = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        auto need = [&](const char *name) -> const char * {
-            if (i + 1 >= argc) return nullptr;
-            (void)name;
-            return argv[++i];
-        };
+        auto need = [&](const char *) -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
         long v;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) { usage(stdout); return 0; }
         else if (!strcmp(a, "--exhaustive")) o.exhaustive = true;
