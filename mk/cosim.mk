@@ -88,7 +88,7 @@ lint-rtl:
 lint:: lint-rtl
 
 # ---- area: yosys generic synthesis of the PE, one format per run ----------
-area:
+area: deps
 	@sh tests/cosim/area.sh $(YOSYS) $(BUILD)/area
 
 # ---- bench: co-simulation throughput of the PE (printed before the C benches)

@@ -200,6 +200,21 @@ TEST(UnitAccum, GroupToFp32MatchesOneRounding)
     }
 }
 
+TEST(UnitAccum, GroupToFp32Boundaries)
+{
+    mx_format fp32;
+    mx_format_lookup("fp32", &fp32);
+    struct { int64_t sum; int exp; } t[] = {
+        {(1 << 24) - 1, -149 - 23 + 126}, {(1 << 24) - 1, -150}, {(1 << 24) + 1, 0}, {(1 << 25) - 1, 103},
+        {(1 << 24) - 1, 104}, {1, 127}, {1, 128}, {3, -150}, {1, -149}, {1, -150}, {1, -151}, {3, -151},
+        {-((1 << 24) - 1), -126 - 23}, {-(1 << 23), -149}, {(int64_t)1 << 40, -40 - 126}, {-7, -152},
+    };
+    for (auto &c : t) {
+        float want = (float)std::ldexp((double)c.sum, c.exp);  // exact double, one RNE rounding
+        ASSERT_EQ(mx_accum_group_fp32(&fp32, c.sum, c.exp), f2b(want)) << c.sum << " 2^" << c.exp;
+    }
+}
+
 // Random codes: uniform, with NaN/Inf codes mostly replaced, and (for
 // BF16) exponents kept within a realistic spread.
 uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special)
