@@ -213,7 +213,10 @@ int main(int argc, char **argv)
         rtl_tile::drive(top, in);
         for (int k = 0; k < 2; k++) {
             top->clk_i = 0; top->eval();
+            if (fst) fst->dump(vtime);
             top->clk_i = 1; top->eval();
+            if (fst) fst->dump(vtime + 5);
+            vtime += 10;
         }
         top->rst_ni = 1;
 
@@ -277,7 +280,7 @@ int main(int argc, char **argv)
             if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
             if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
             if (rc) break;
-            if (cyc > 0 && mo.done && !mo.busy) break;
+            if (cyc > 0 && mo.done && !mo.busy) { vtime += 10; break; }
             if (mo.issue && first_issue < 0) first_issue = cyc;
             for (int i = 0; i < ARR_R * ARR_C; i++) if (mo.pe_done[(size_t)i]) last_pe_done = cyc;
             for (int c = 0; c < ARR_C && rc == 0; c++) {
