@@ -6,6 +6,7 @@
 # One Verilator build per array size (-G parameters), cached under
 # build/cosim_array/vl_RxCxL; tests use 4x4 L = 4 with -O1.
 
+ifndef CA_DIR  # included by the Makefile and by mk/systemc.mk (whichever comes first)
 CA_DIR    := $(BUILD)/cosim_array
 CA_VL     := $(or $(VERILATOR),verilator)
 CA_VLROOT := $(shell $(CA_VL) --getenv VERILATOR_ROOT 2>/dev/null)
@@ -86,3 +87,4 @@ test-extra:: cosim-array
 # with it (yosys generic cells; Nangate45-proxy area as `make area`).
 area-array:
 	@sh mk/area_array.sh $(or $(YOSYS),yosys) $(BUILD)/area_array 2 2 2
+endif

@@ -5,6 +5,8 @@
 # mk/cosim_array.mk (one Verilator build shared with cosim-array).
 # Included by the top Makefile; variables are prefixed SC_.
 
+include mk/cosim_array.mk   # CA_* (guarded: read once)
+
 SC_DIR      := $(BUILD)/systemc
 SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
 SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread -lz
