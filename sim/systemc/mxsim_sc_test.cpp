@@ -74,7 +74,7 @@ int sc_main(int argc, char **argv)
     std::string rerr;
     std::unique_ptr<mx_sc_backend> rtl = mx_sc_make_rtl_backend(cfg, rerr);
     if (rtl) plats.emplace_back(new mx_sc_platform("rtl", cfg, std::move(rtl), jobs));
-    else printf("mxsim_sc_test: RTL back-end not linked in (%s): C core only\n", rerr.c_str());
+    else printf("mxsim_sc_test: RTL back-end unavailable (%s): C core only\n", rerr.c_str());
     std::vector<const mx_sc_platform *> pp;
     for (auto &p : plats) pp.push_back(p.get());
     mx_sc_run_until_finished(pp);
