@@ -150,9 +150,9 @@ private:
 /* Compute cycles of an unthrottled GEMM tile on the array, from the fold
  * schedule (folds col-fold outer, row-fold inner, fold f+1 starts
  * max(t, r_f) after fold f, fold f busy t + (r_f-1) + (c_f-1) + (P-1) cycles):
- * the latest fold end, max_f(start_f + busy_f).  The arch model's
- * mx_tile_compute_cycles uses the last fold's end, which is smaller when an
- * earlier, wider fold ends later (narrow last column fold, short t). */
+ * the latest fold end, max_f(start_f + busy_f) (not the last fold's end: an
+ * earlier, wider fold can end later).  Written independently of the arch
+ * model's mx_tile_compute_cycles, which must agree. */
 long long tile_schedule_cycles(int R, int C, int L, int P, long long M, long long N, long long K);
 
 /* Packs a job's operands (host layout) into the banked SRAM image and fills the

@@ -15,19 +15,16 @@
  * model's (mx_arch_gemm_timing, as the C back-end), and the RTL vouches for
  * their compute part: the whole GEMM's measured compute cycles (first K-step
  * into the array to the last PE result) must equal the fold schedule
- * (tile_schedule_cycles), and every distinct buffer-tile shape of the arch
+ * (tile_schedule_cycles) and mx_tile_compute_cycles, and every distinct buffer-tile shape of the arch
  * model's tiling (mx_arch_tiling) is run on the same RTL in zero simulated
  * time (direct evaluation between jobs) and must equal mx_tile_compute_cycles
- * of that shape, which is what mx_arch_gemm_timing sums.  A difference is a
- * back-end error, except where mx_tile_compute_cycles under-counts the fold
- * schedule (narrow last column fold with short t: an arch-model issue, see
- * docs/SYSTEMC.md); MXSIM_RTL_STRICT=1 makes that an error too.  Built for ARR_R x ARR_C, ARR_L lanes (mk/systemc.mk: 4x4, L = 4).
+ * of that shape (and the fold schedule), which is what mx_arch_gemm_timing
+ * sums.  A difference is a back-end error.  Built for ARR_R x ARR_C, ARR_L lanes (mk/systemc.mk: 4x4, L = 4).
  */
 /* Verilator's headers first: with SystemC's already seen they would take the
  * verilator --sc time source (sc_time_stamp), which a plain C++ model has not. */
 #include "rtl_tile.h"
 
-#include <cstdlib>
 #include <deque>
 #include <memory>
 #include <set>
@@ -172,7 +169,7 @@ class mx_sc_rtl_backend : public mx_sc_backend {
 public:
     explicit mx_sc_rtl_backend(const mx_arch_config &cfg)
         : clock_(sc_gen_unique_name("rtl_clk"), sc_time(1.0 / (cfg.clock_ghz > 0 ? cfg.clock_ghz : 1.0), SC_NS)),
-          array_(sc_gen_unique_name("rtl_array")), strict_(getenv("MXSIM_RTL_STRICT") != nullptr)
+          array_(sc_gen_unique_name("rtl_array"))
     {
         array_.clk(clock_);
     }
@@ -200,8 +197,10 @@ public:
         array_.run_clocked(r);
         if (!r.err.empty()) return r.err;
         const long long whole = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
-        if (r.compute() != whole)
-            return "RTL compute cycles " + std::to_string(r.compute()) + " != fold schedule " + std::to_string(whole);
+        const long long whole_arch = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
+        if (r.compute() != whole || r.compute() != whole_arch)
+            return "RTL compute cycles " + std::to_string(r.compute()) + ", fold schedule " + std::to_string(whole) +
+                   ", mx_tile_compute_cycles " + std::to_string(whole_arch);
         /* every buffer-tile shape of the arch model's tiling, in zero time */
         mx_operand_fmt fa, fb;
         if (mx_operand_fmt_resolve(&cfg, mx_sc_fmt_arch_name(j.fmt, j.scaled), &fa) != 0) return "cannot resolve format";
@@ -243,7 +242,7 @@ public:
             if (!tr.err.empty()) return tr.err;
             const long long want = mx_tile_compute_cycles(&cfg, sj.M, sj.N, sj.K);
             const long long sched = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, sj.M, sj.N, sj.K);
-            if (tr.compute() != sched || (tr.compute() != want && strict_))
+            if (tr.compute() != sched || tr.compute() != want)
                 return "RTL compute cycles of tile " + std::to_string(sj.M) + "x" + std::to_string(sj.N) + "x" +
                        std::to_string(sj.K) + ": " + std::to_string(tr.compute()) + " != mx_tile_compute_cycles " +
                        std::to_string(want);
@@ -254,7 +253,6 @@ public:
 private:
     sc_clock clock_;
     mx_sc_rtl_array array_;
-    bool strict_;
 };
 
 } // namespace
