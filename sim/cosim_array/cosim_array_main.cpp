@@ -161,7 +161,7 @@ int main(int argc, char **argv)
         mx_pe_fmt fa, fb;
         if (mx_sc_fmt_from_name(an, &fa, &sa) || mx_sc_fmt_from_name(bn, &fb, &sb) || fa != fb || sa != sb) {
             fprintf(stderr, "mxsim-cosim-array: %s:%d: formats '%s' x '%s': the PE takes one format for A and B "
-                            "(docs/DECISIONS.md, mixed operand formats)\n", tpath, g.line, an, bn);
+                            "(docs/SYSTEMC.md, Mixed operand formats)\n", tpath, g.line, an, bn);
             rc = 2;
             break;
         }
