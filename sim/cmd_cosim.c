@@ -2,7 +2,9 @@
  * cmd_cosim.c — `mxsim cosim`: runs the Verilator co-simulation harness.  The
  * Verilated models live in a separate binary (build/mxsim-cosim, built by
  * `make cosim` from mk/cosim.mk) so that mxsim itself builds quickly; this
- * command execs that sibling with the same arguments.
+ * command execs that sibling with the same arguments.  `--level array` selects
+ * the whole-GEMM array co-simulation instead (build/mxsim-cosim-array, built
+ * by `make cosim-array` from mk/cosim_array.mk); `--level unit` is the default.
  */
 #include "mxsim_cmd.h"
 
@@ -12,11 +14,46 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Removes "--level X" / "--level=X" from argv; returns X ("unit" if absent),
+ * or NULL when the value is missing. */
+static const char *take_level(int *argc, char **argv)
+{
+    const char *level = "unit";
+    int out = 0;
+    for (int i = 0; i < *argc; i++) {
+        if (strcmp(argv[i], "--level") == 0) {
+            if (i + 1 >= *argc) return NULL;
+            level = argv[++i];
+        } else if (strncmp(argv[i], "--level=", 8) == 0) {
+            level = argv[i] + 8;
+        } else {
+            argv[out++] = argv[i];
+        }
+    }
+    argv[out] = NULL;
+    *argc = out;
+    return level;
+}
+
 int mxsim_cmd_cosim(int argc, char **argv)
 {
-    char self[PATH_MAX], path[PATH_MAX + 16];
+    char self[PATH_MAX], path[PATH_MAX + 32];
+    const char *level = take_level(&argc, argv), *tool, *target;
+    if (!level) {
+        fprintf(stderr, "mxsim cosim: --level needs a value: unit or array\n");
+        return 2;
+    }
+    if (strcmp(level, "unit") == 0) {
+        tool = "mxsim-cosim";
+        target = "make cosim (or make cosim-build)";
+    } else if (strcmp(level, "array") == 0) {
+        tool = "mxsim-cosim-array";
+        target = "make cosim-array";
+    } else {
+        fprintf(stderr, "mxsim cosim: --level '%s': expected unit or array\n", level);
+        return 2;
+    }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    (void)argc;
     if (n <= 0) {
         fprintf(stderr, "mxsim cosim: cannot locate the mxsim binary (/proc/self/exe): %s\n", strerror(errno));
         return 2;
@@ -24,9 +61,9 @@ int mxsim_cmd_cosim(int argc, char **argv)
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    snprintf(path, sizeof path, "%s/mxsim-cosim", slash ? self : ".");
+    snprintf(path, sizeof path, "%s/%s", slash ? self : ".", tool);
     if (access(path, X_OK) != 0) {
-        fprintf(stderr, "mxsim cosim: %s is not built; run make cosim (or make cosim-build)\n", path);
+        fprintf(stderr, "mxsim cosim: %s is not built; run %s\n", path, target);
         return 2;
     }
     argv[0] = path;

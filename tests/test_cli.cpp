@@ -521,3 +521,16 @@ TEST(Cli, QsnrFormatsOptionAndErrors)
         EXPECT_FALSE(exists(csv + ".bad"));
     }
 }
+
+// `mxsim cosim --level` picks the unit or the array harness; a bad level is a
+// usage error that names the option (exit 2), whether or not the harnesses are built.
+TEST(Cli, CosimLevelOption)
+{
+    TempDir dir;
+    RunResult r = run_mxsim(dir, {"cosim", "--level", "bogus"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--level 'bogus'"), std::string::npos) << r.err;
+    r = run_mxsim(dir, {"cosim", "--level"});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--level needs a value"), std::string::npos) << r.err;
+}
