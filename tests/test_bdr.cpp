@@ -4,6 +4,8 @@
 // value, and the QSNR relations the spec quotes from Rouhani et al. (ISCA 2023).
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -25,15 +27,6 @@ mx_bdr_format Bdr(const char *name)
     return f;
 }
 
-mx_shape Shape(std::initializer_list<size_t> d)
-{
-    mx_shape s;
-    memset(&s, 0, sizeof s);
-    s.ndim = (int)d.size();
-    int i = 0;
-    for (size_t v : d) s.dim[i++] = v;
-    return s;
-}
 
 struct BdrOut {
     std::vector<uint16_t> codes;
@@ -190,7 +183,7 @@ TEST(Bdr, HandDerivedMx6Block)
 {
     std::vector<float> x = {1.99f, 0.01f, 0.25f, 0.3f, -0.75f, 0.1f, 0.99f, 0.5f,
                             1.0f, -1.5f, 0.03125f, 0.09375f, 0.0f, 0.0f, 1.0f, 0.0625f};
-    mx_shape sh = Shape({16});
+    mx_shape sh = make_shape({16});
     std::vector<uint8_t> micro = {0, 1, 1, 1, 0, 1, 1, 0};
 
     BdrOut e = Quantize("mx6", MX_ROUND_EVEN, sh, x, 1, 8);
@@ -235,7 +228,7 @@ TEST(Bdr, HandDerivedMx6Block)
 TEST(Bdr, HandDerivedMx9AndMx4)
 {
     std::vector<float> x = {6.0f, -0.1f, 3.0f, 1.03f};
-    mx_shape sh = Shape({4});
+    mx_shape sh = make_shape({4});
     BdrOut a = Quantize("mx9", MX_ROUND_EVEN, sh, x, 1, 2);
     EXPECT_EQ(a.exps[0], 129);
     EXPECT_EQ(a.micro, std::vector<uint8_t>({0, 1}));
@@ -251,7 +244,7 @@ TEST(Bdr, HandDerivedMx9AndMx4)
     EXPECT_EQ(b.deq[3], 1.0f);
 
     // Saturation at the top: 7.99 in MX9 -> 7.99*16 = 127.84 -> 128 -> 127.
-    BdrOut c = Quantize("mx9", MX_ROUND_EVEN, Shape({2}), {7.99f, -7.99f}, 1, 1);
+    BdrOut c = Quantize("mx9", MX_ROUND_EVEN, make_shape({2}), {7.99f, -7.99f}, 1, 1);
     EXPECT_EQ(c.codes, std::vector<uint16_t>({127, 0x80 | 127}));
     EXPECT_EQ(c.deq, std::vector<float>({7.9375f, -7.9375f}));
 }
@@ -260,7 +253,7 @@ TEST(Bdr, ZeroBlock)
 {
     std::vector<float> x(16, 0.0f);
     x[3] = -0.0f;
-    BdrOut o = Quantize("mx9", MX_ROUND_EVEN, Shape({16}), x, 1, 8);
+    BdrOut o = Quantize("mx9", MX_ROUND_EVEN, make_shape({16}), x, 1, 8);
     EXPECT_EQ(o.exps[0], 0);  // E clamped to -127
     for (size_t i = 0; i < 16; i++) {
         EXPECT_EQ(o.codes[i] & 0x7F, 0) << i;
@@ -277,7 +270,7 @@ TEST(Bdr, NanOrInfMakesOnlyItsBlockNan)
         std::vector<float> x(32);
         for (size_t i = 0; i < 32; i++) x[i] = 0.25f * (float)(i + 1);
         x[20] = bad;
-        BdrOut o = Quantize("mx6", MX_ROUND_EVEN, Shape({32}), x, 2, 16);
+        BdrOut o = Quantize("mx6", MX_ROUND_EVEN, make_shape({32}), x, 2, 16);
         EXPECT_EQ(o.exps[1], 0xFF);
         for (size_t i = 16; i < 32; i++) EXPECT_TRUE(std::isnan(o.deq[i])) << i;
         for (size_t i = 16; i < 32; i++) EXPECT_EQ(o.codes[i], 0) << i;
@@ -292,7 +285,7 @@ TEST(Bdr, RejectsBadInput)
 {
     mx_bdr_format f = Bdr("mx9");
     std::vector<float> x(16, 1.0f);
-    mx_shape sh = Shape({16});
+    mx_shape sh = make_shape({16});
     char err[256] = "";
     EXPECT_EQ(mx_bdr_quantize(&f, 1, MX_ROUND_EVEN, &sh, x.data(), nullptr, nullptr, nullptr,
                               nullptr, err, sizeof err), -1);
@@ -311,7 +304,7 @@ TEST(Bdr, TailBlockAndSingleElementSubBlock)
     x[16] = 0.1f;
     x[17] = 0.2f;
     x[18] = 3.0f;
-    BdrOut o = Quantize("mx9", MX_ROUND_EVEN, Shape({19}), x, 2, 10);
+    BdrOut o = Quantize("mx9", MX_ROUND_EVEN, make_shape({19}), x, 2, 10);
     EXPECT_EQ(o.exps[0], 127 - 1);
     EXPECT_EQ(o.exps[1], 127 + 1);
     EXPECT_EQ(o.micro[8], 1);  // (0.1, 0.2) both below 2
@@ -340,7 +333,7 @@ TEST(Bdr, MatchesExhaustiveReferenceOnRandomData)
                 std::vector<uint8_t> re, rm;
                 std::vector<double> rd;
                 RefQuantize1D(x, m, r, rc, re, rm, rd);
-                BdrOut o = Quantize(name, r, Shape({n}), x, re.size(), rm.size());
+                BdrOut o = Quantize(name, r, make_shape({n}), x, re.size(), rm.size());
                 ASSERT_EQ(o.exps, re) << name << " n " << n;
                 ASSERT_EQ(o.micro, rm) << name << " n " << n;
                 ASSERT_EQ(o.codes, rc) << name << " n " << n << " mode " << r;
@@ -364,8 +357,8 @@ TEST(Bdr, AxisHandling)
             xt[j * R + i] = v;
         }
     // x: (37, 3), blocks along axis 0 -> exps (3, 3), micro (19, 3)
-    BdrOut a = Quantize("mx6", MX_ROUND_EVEN, Shape({R, C}), x, 3 * C, 19 * C, 0);
-    BdrOut b = Quantize("mx6", MX_ROUND_EVEN, Shape({C, R}), xt, C * 3, C * 19, -1);
+    BdrOut a = Quantize("mx6", MX_ROUND_EVEN, make_shape({R, C}), x, 3 * C, 19 * C, 0);
+    BdrOut b = Quantize("mx6", MX_ROUND_EVEN, make_shape({C, R}), xt, C * 3, C * 19, -1);
     for (size_t i = 0; i < R; i++)
         for (size_t j = 0; j < C; j++) {
             ASSERT_EQ(a.codes[i * C + j], b.codes[j * R + i]);
@@ -396,7 +389,7 @@ TEST(Bdr, QsnrOnGaussianDataMatchesPaperOrdering)
     std::vector<float> x(n);
     for (auto &v : x) v = (float)Gaussian(&s);
     auto qsnr_bdr = [&](const char *name) {
-        BdrOut o = Quantize(name, MX_ROUND_EVEN, Shape({n}), x, n / 16, n / 2);
+        BdrOut o = Quantize(name, MX_ROUND_EVEN, make_shape({n}), x, n / 16, n / 2);
         return Qsnr(x, std::vector<double>(o.deq.begin(), o.deq.end()));
     };
     double mx9 = qsnr_bdr("mx9"), mx6 = qsnr_bdr("mx6"), mx4 = qsnr_bdr("mx4");

@@ -2,6 +2,8 @@
 // emulator, the spec's scale rules, and a slow per-block reference.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -30,15 +32,6 @@ mx_block_spec spec(const char *mx, int block = 32, mx_round r = MX_ROUND_EVEN)
     return s;
 }
 
-mx_shape shape(std::initializer_list<size_t> d)
-{
-    mx_shape s;
-    std::memset(&s, 0, sizeof s);
-    s.ndim = (int)d.size();
-    int i = 0;
-    for (size_t v : d) s.dim[i++] = v;
-    return s;
-}
 
 struct Quantized {
     std::vector<uint16_t> codes;
@@ -82,8 +75,8 @@ TEST(Block, MicroxcalingE4m3KnownAnswer)
     x[0] = 485;
     x[1] = 400;
     x[2] = 475;
-    auto n = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_NEAREST), shape({32}), x);
-    auto e = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_EVEN), shape({32}), x);
+    auto n = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_NEAREST), make_shape({32}), x);
+    auto e = quantize(spec("mxfp8_e4m3", 32, MX_ROUND_EVEN), make_shape({32}), x);
     EXPECT_EQ(n.scales[0], 127);  // floor(log2 485) = 8 = emax(E4M3)
     EXPECT_EQ(n.deq[1], 416.0f);
     EXPECT_EQ(e.deq[1], 384.0f);
@@ -129,20 +122,20 @@ TEST(Block, MatchesMicroxcalingGoldenFiles)
 TEST(Block, ScaleCodesAtTheEdges)
 {
     // 0x00: all-zero block, and a block of tiny values clamped at -127
-    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), shape({32}), std::vector<float>(32, 0.0f)).scales[0], 0);
-    auto tiny = quantize(spec("mxfp8_e4m3"), shape({4}), {1e-40f, 0, 0, -1e-41f});
+    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), make_shape({32}), std::vector<float>(32, 0.0f)).scales[0], 0);
+    auto tiny = quantize(spec("mxfp8_e4m3"), make_shape({4}), {1e-40f, 0, 0, -1e-41f});
     EXPECT_EQ(tiny.scales[0], 0);
     EXPECT_EQ(tiny.deq[0], std::ldexp(1.0f, -127) * std::ldexp(1.0f, -9) * std::round(1e-40f / std::ldexp(1.0f, -136)));
     // 0x7F: amax in [256, 512) for E4M3 (emax 8)
-    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), shape({2}), {300.0f, 1.0f}).scales[0], 0x7F);
+    EXPECT_EQ(quantize(spec("mxfp8_e4m3"), make_shape({2}), {300.0f, 1.0f}).scales[0], 0x7F);
     // 0xFE: INT8 (emax 0) with amax in [2^127, 2^128)
-    auto big = quantize(spec("mxint8"), shape({2}), {std::ldexp(1.5f, 127), std::ldexp(1.0f, 126)});
+    auto big = quantize(spec("mxint8"), make_shape({2}), {std::ldexp(1.5f, 127), std::ldexp(1.0f, 126)});
     EXPECT_EQ(big.scales[0], 0xFE);
     EXPECT_EQ(big.deq[0], std::ldexp(1.5f, 127));
     EXPECT_EQ(big.deq[1], std::ldexp(1.0f, 126));
     // NaN scale: a NaN or an Inf anywhere in the block
     for (float bad : {NAN, INFINITY, -INFINITY}) {
-        auto q = quantize(spec("mxfp8_e4m3", 4), shape({8}), {1, 2, bad, 4, 5, 6, 7, 8});
+        auto q = quantize(spec("mxfp8_e4m3", 4), make_shape({8}), {1, 2, bad, 4, 5, 6, 7, 8});
         EXPECT_EQ(q.scales[0], 0xFF);
         EXPECT_EQ(q.scales[1], 127 + 3 - 8);  // the next block is untouched: floor(log2 8) - 8
         for (int i = 0; i < 4; i++) EXPECT_TRUE(std::isnan(q.deq[i]));
@@ -152,14 +145,14 @@ TEST(Block, ScaleCodesAtTheEdges)
     // ceil rule overflowing the scale range gives NaN too
     mx_block_spec c = spec("mxint8");
     c.scale_rule = MX_SCALE_CEIL;
-    EXPECT_EQ(quantize(c, shape({1}), {std::ldexp(1.5f, 127)}).scales[0], 0xFF);
+    EXPECT_EQ(quantize(c, make_shape({1}), {std::ldexp(1.5f, 127)}).scales[0], 0xFF);
 }
 
 TEST(Block, OneHugeElementFlushesTheRest)
 {
     std::vector<float> x(32, 1e-3f);
     x[7] = 1e6f;
-    auto q = quantize(spec("mxfp8_e4m3"), shape({32}), x);
+    auto q = quantize(spec("mxfp8_e4m3"), make_shape({32}), x);
     EXPECT_EQ(q.scales[0], ref_floor_scale(1e6, 8));
     for (int i = 0; i < 32; i++) {
         if (i != 7) {
@@ -190,7 +183,7 @@ TEST(Block, TailsAndAxes)
     // 40 elements, block 32: a second block of 8 with its own scale
     std::vector<float> x(40, 1.0f);
     x[35] = 100.0f;
-    auto q = quantize(spec("mxfp8_e4m3"), shape({40}), x);
+    auto q = quantize(spec("mxfp8_e4m3"), make_shape({40}), x);
     ASSERT_EQ(q.scales.size(), 2u);
     EXPECT_EQ(q.scales[0], ref_floor_scale(1.0, 8));
     EXPECT_EQ(q.scales[1], ref_floor_scale(100.0, 8));
@@ -202,8 +195,8 @@ TEST(Block, TailsAndAxes)
         for (int j = 0; j < 5; j++) at[j * 3 + i] = a[i * 5 + j];
     mx_block_spec s0 = spec("mxfp6_e2m3", 2);
     s0.axis = 0;
-    auto q0 = quantize(s0, shape({3, 5}), a);
-    auto q1 = quantize(spec("mxfp6_e2m3", 2), shape({5, 3}), at);
+    auto q0 = quantize(s0, make_shape({3, 5}), a);
+    auto q1 = quantize(spec("mxfp6_e2m3", 2), make_shape({5, 3}), at);
     ASSERT_EQ(q0.scales.size(), 10u);  // scale shape (2, 5)
     for (int i = 0; i < 3; i++)
         for (int j = 0; j < 5; j++) EXPECT_EQ(q0.deq[i * 5 + j], q1.deq[j * 3 + i]);
@@ -219,20 +212,20 @@ TEST(Block, TilesAtTensorEdges)
         for (int j = 0; j < 10; j++) x[i * 10 + j] = std::pow(10.0f, (float)((i / 8) * 2 + (j / 8))) * (1 + (i + j) % 3);
     mx_block_spec s = spec("mxsf");
     s.tile_rows = s.tile_cols = 8;
-    auto q = quantize(s, shape({10, 10}), x);
+    auto q = quantize(s, make_shape({10, 10}), x);
     ASSERT_EQ(q.scales.size(), 4u);
     for (int t = 0; t < 4; t++) EXPECT_EQ(q.scales[t], ref_floor_scale(3 * std::pow(10.0, t), 2)) << t;
     // batch dimension in front: each matrix gets its own tiles
     std::vector<float> x2(x);
     x2.insert(x2.end(), x.begin(), x.end());
     for (size_t i = 100; i < 200; i++) x2[i] *= 1024;
-    auto q2 = quantize(s, shape({2, 10, 10}), x2);
+    auto q2 = quantize(s, make_shape({2, 10, 10}), x2);
     ASSERT_EQ(q2.scales.size(), 8u);
     for (int t = 0; t < 4; t++) EXPECT_EQ(q2.scales[4 + t], q.scales[t] + 10);
     // impossible shapes
     mx_shape out;
     char err[256];
-    mx_shape one = shape({10});
+    mx_shape one = make_shape({10});
     EXPECT_EQ(mx_block_scale_shape(&s, &one, &out, err, sizeof err), -1);
     EXPECT_NE(std::string(err).find("rank"), std::string::npos);
     mx_block_spec b = spec("mxsf", 0);
@@ -258,7 +251,7 @@ TEST(Block, RandomTensorsMatchSlowReference)
                 double mag = std::exp2(-12 + 14 * mx_rng_uniform(&rng) + 8 * (double)(i / 16 % 5));
                 x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
             }
-            auto q = quantize(s, shape({x.size()}), x);
+            auto q = quantize(s, make_shape({x.size()}), x);
             for (size_t b = 0; b < x.size() / 16; b++) {
                 double amax = 0;
                 for (int i = 0; i < 16; i++) amax = std::max(amax, (double)std::fabs(x[b * 16 + i]));
@@ -273,7 +266,7 @@ TEST(Block, RandomTensorsMatchSlowReference)
             }
             // dequantize(codes, scales) reproduces deq
             std::vector<float> back(x.size());
-            mx_block_dequantize(&s, std::vector<mx_shape>{shape({x.size()})}.data(), q.codes.data(), q.scales.data(), back.data());
+            mx_block_dequantize(&s, std::vector<mx_shape>{make_shape({x.size()})}.data(), q.codes.data(), q.scales.data(), back.data());
             for (size_t i = 0; i < x.size(); i++) ASSERT_EQ(back[i], q.deq[i]);
         }
     }
@@ -298,7 +291,7 @@ TEST(Block, FastPathEqualsGenericPath)
         for (mx_round rm : {MX_ROUND_EVEN, MX_ROUND_NEAREST, MX_ROUND_FLOOR}) {
             mx_block_spec s = spec(mx, 32, rm);
             s.tile_rows = s.tile_cols = tile;
-            mx_shape sh = shape({64, 64});
+            mx_shape sh = make_shape({64, 64});
             auto q = quantize(s, sh, x);  // generic (codes requested)
             std::vector<float> fast(x.size());
             char err[128];

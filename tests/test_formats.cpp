@@ -2,6 +2,8 @@
 // (tests/ref_formats.h) and against values stated in SPEC §2.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -17,12 +19,6 @@ extern "C" {
 
 namespace {
 
-mx_format fmt(const char *name)
-{
-    mx_format f;
-    EXPECT_EQ(mx_format_lookup(name, &f), 0) << name;
-    return f;
-}
 
 uint32_t enc(const mx_format &f, float x, mx_round r = MX_ROUND_EVEN,
              mx_overflow o = MX_OVERFLOW_SATURATE, unsigned *flags = nullptr)
@@ -53,7 +49,7 @@ TEST(Formats, MaxNormalsMatchSpecTable)
         {"fp6_e3m2", 28},    {"fp6_e2m3", 7.5}, {"fp4_e2m1", 6},  {"int8", 127.0 / 64},
         {"e8m0", std::ldexp(1.0, 127)}, {"mxsf", 7.875}, {"bf16", 3.3895313892515355e38},
         {"fp16", 65504}, {"fp32", FLT_MAX}};
-    for (auto &r : rows) EXPECT_EQ(fmt(r.name).max_normal, r.max) << r.name;
+    for (auto &r : rows) EXPECT_EQ(lookup_format(r.name).max_normal, r.max) << r.name;
 }
 
 TEST(Formats, EmaxElemMatchesSpec)
@@ -62,7 +58,7 @@ TEST(Formats, EmaxElemMatchesSpec)
     struct { const char *name; int emax; } rows[] = {
         {"fp8_e5m2", 15}, {"fp8_e4m3", 8}, {"fp8_e3m4", 4}, {"fp6_e3m2", 4}, {"fp6_e2m3", 2},
         {"fp4_e2m1", 2},  {"fp8_e2m5", 2}, {"int8", 0},      {"mxsf", 2}};
-    for (auto &r : rows) EXPECT_EQ(fmt(r.name).emax, r.emax) << r.name;
+    for (auto &r : rows) EXPECT_EQ(lookup_format(r.name).emax, r.emax) << r.name;
 }
 
 TEST(Formats, UnknownNamesAreRejected)
@@ -77,7 +73,7 @@ TEST(Formats, UnknownNamesAreRejected)
 TEST(Formats, DecodeEveryCodeMatchesLayoutDefinition)
 {
     for (const char *name : kSmallFormats) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         RefLayout L = ref_layout(name);
         for (uint32_t c = 0; c < mx_code_count(&f); c++) {
             double want = ref_decode(L, c);
@@ -89,7 +85,7 @@ TEST(Formats, DecodeEveryCodeMatchesLayoutDefinition)
 
 TEST(Formats, SpecialCodesPerSpec)
 {
-    mx_format e5m2 = fmt("fp8_e5m2"), e4m3 = fmt("fp8_e4m3"), e3m4 = fmt("fp8_e3m4");
+    mx_format e5m2 = lookup_format("fp8_e5m2"), e4m3 = lookup_format("fp8_e4m3"), e3m4 = lookup_format("fp8_e3m4");
     EXPECT_TRUE(mx_is_inf(&e5m2, 0x7C));
     EXPECT_TRUE(mx_is_inf(&e5m2, 0xFC));
     for (uint32_t c : {0x7Du, 0x7Eu, 0x7Fu, 0xFDu, 0xFEu, 0xFFu}) EXPECT_TRUE(mx_is_nan(&e5m2, c));
@@ -99,12 +95,12 @@ TEST(Formats, SpecialCodesPerSpec)
     EXPECT_EQ(infs, 0);
     EXPECT_TRUE(mx_is_nan(&e4m3, 0x7F) && mx_is_nan(&e4m3, 0xFF));
     EXPECT_TRUE(mx_is_nan(&e3m4, 0x7F) && mx_is_nan(&e3m4, 0xFF) && !mx_is_nan(&e3m4, 0x7E));
-    mx_format e8m0 = fmt("e8m0");
+    mx_format e8m0 = lookup_format("e8m0");
     EXPECT_TRUE(mx_is_nan(&e8m0, 0xFF));
     EXPECT_EQ(mx_decode(&e8m0, 0), std::ldexp(1.0, -127));
     EXPECT_EQ(mx_decode(&e8m0, 127), 1.0);
     for (const char *name : {"fp8_e2m5", "fp6_e3m2", "fp6_e2m3", "fp4_e2m1", "int8", "mxsf"}) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         for (uint32_t c = 0; c < mx_code_count(&f); c++)
             ASSERT_TRUE(std::isfinite(mx_decode(&f, c))) << name << " " << c;
     }
@@ -113,7 +109,7 @@ TEST(Formats, SpecialCodesPerSpec)
 TEST(Formats, EveryCodeRoundTrips)
 {
     for (const char *name : kSmallFormats) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         RefLayout L = ref_layout(name);
         for (uint32_t c = 0; c < mx_code_count(&f); c++) {
             double v = ref_decode(L, c);
@@ -134,7 +130,7 @@ TEST(Formats, EveryCodeRoundTrips)
 TEST(Formats, MidpointsRoundPerMode)
 {
     for (const char *name : kSmallFormats) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         RefLayout L = ref_layout(name);
         bool no_mant = (L.kind == RefLayout::E8M0) || (L.kind == RefLayout::Float && L.m == 0);
         auto vals = ref_positive_values(L);
@@ -163,7 +159,7 @@ TEST(Formats, RandomInputsMatchExhaustiveSearch)
 {
     uint64_t rng = 12345;
     for (const char *name : kSmallFormats) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         RefLayout L = ref_layout(name);
         bool no_mant = (L.kind == RefLayout::E8M0) || (L.kind == RefLayout::Float && L.m == 0);
         auto vals = ref_positive_values(L);
@@ -187,7 +183,7 @@ TEST(Formats, OverflowSaturatesOrGivesInfNaN)
         {"fp6_e3m2", 0x1F}, {"fp4_e2m1", 0x7}, {"mxsf", 0x7F}, {"int8", 0x7F}, {"bf16", 0x7F80},
         {"fp16", 0x7C00}, {"e8m0", 0xFF}};
     for (auto &r : rows) {
-        mx_format f = fmt(r.name);
+        mx_format f = lookup_format(r.name);
         float big = f32(std::min(f.max_normal * 4, (double)FLT_MAX));
         unsigned flags = 0;
         EXPECT_EQ(enc(f, big, MX_ROUND_EVEN, MX_OVERFLOW_SATURATE, &flags), f.max_code) << r.name;
@@ -197,7 +193,7 @@ TEST(Formats, OverflowSaturatesOrGivesInfNaN)
     }
     // IEEE rule at the top: e4m3 464 (tie between 448 = 1.110b and 480 = 1.111b) -> 448;
     // e5m2 61440 (tie between 57344 = 1.11b and 65536) -> overflow.
-    mx_format e4m3 = fmt("fp8_e4m3"), e5m2 = fmt("fp8_e5m2");
+    mx_format e4m3 = lookup_format("fp8_e4m3"), e5m2 = lookup_format("fp8_e5m2");
     EXPECT_EQ(enc(e4m3, 464, MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN), 0x7Eu);
     EXPECT_EQ(enc(e4m3, 464.01f, MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN), 0x7Fu);
     EXPECT_EQ(enc(e4m3, 464, MX_ROUND_NEAREST, MX_OVERFLOW_INF_NAN), 0x7Fu);
@@ -205,7 +201,7 @@ TEST(Formats, OverflowSaturatesOrGivesInfNaN)
     EXPECT_EQ(enc(e5m2, 61439, MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN), 0x7Bu);
     EXPECT_EQ(enc(e5m2, -61440, MX_ROUND_EVEN, MX_OVERFLOW_SATURATE), 0xFBu);
     // int8: -128 is never produced
-    mx_format i8 = fmt("int8");
+    mx_format i8 = lookup_format("int8");
     EXPECT_EQ(enc(i8, -2.0f), 0x81u);
     EXPECT_EQ(enc(i8, -1.0f), 0xC0u);
 }
@@ -213,7 +209,7 @@ TEST(Formats, OverflowSaturatesOrGivesInfNaN)
 TEST(Formats, ZerosNaNsInfsAndUnderflow)
 {
     for (const char *name : kSmallFormats) {
-        mx_format f = fmt(name);
+        mx_format f = lookup_format(name);
         RefLayout L = ref_layout(name);
         if (L.kind == RefLayout::E8M0) continue;
         EXPECT_EQ(enc(f, 0.0f), 0u) << name;
@@ -227,7 +223,7 @@ TEST(Formats, ZerosNaNsInfsAndUnderflow)
         EXPECT_EQ(enc(f, f32(f.min_subnormal * 0.5), MX_ROUND_EVEN), 0u) << name;
         EXPECT_EQ(enc(f, f32(f.min_subnormal * 0.5), MX_ROUND_NEAREST), 1u) << name;
     }
-    mx_format e5m2 = fmt("fp8_e5m2"), e4m3 = fmt("fp8_e4m3"), e2m5 = fmt("fp8_e2m5");
+    mx_format e5m2 = lookup_format("fp8_e5m2"), e4m3 = lookup_format("fp8_e4m3"), e2m5 = lookup_format("fp8_e2m5");
     EXPECT_TRUE(mx_is_nan(&e5m2, enc(e5m2, NAN)));
     EXPECT_EQ(enc(e5m2, INFINITY), 0x7Cu);
     EXPECT_EQ(enc(e5m2, -INFINITY, MX_ROUND_EVEN, MX_OVERFLOW_SATURATE), 0xFCu);  // Inf stays Inf
@@ -241,12 +237,12 @@ TEST(Formats, ZerosNaNsInfsAndUnderflow)
     EXPECT_EQ(enc(e2m5, -INFINITY), 0xFFu);
     // FP32 subnormal inputs: bf16 keeps the FP32 exponent range, so 2^-133 is its
     // smallest subnormal and 3*2^-135 rounds to it (nearer than 2*2^-133... exact search)
-    mx_format bf16 = fmt("bf16");
+    mx_format bf16 = lookup_format("bf16");
     EXPECT_EQ(enc(bf16, std::ldexp(1.0f, -133)), 0x0001u);
     EXPECT_EQ(enc(bf16, std::ldexp(1.0f, -134)), 0x0000u);  // tie -> even (zero)
     EXPECT_EQ(enc(bf16, std::ldexp(3.0f, -135)), 0x0001u);  // 0.75 ulp -> 1 ulp
     EXPECT_EQ(enc(bf16, std::ldexp(1.0f, -149)), 0x0000u);
-    mx_format fp32 = fmt("fp32");
+    mx_format fp32 = lookup_format("fp32");
     for (float x : {1.0f, -3.5f, std::ldexp(1.0f, -149), FLT_MAX, 1e-40f}) {
         uint32_t b;
         std::memcpy(&b, &x, 4);
@@ -256,7 +252,7 @@ TEST(Formats, ZerosNaNsInfsAndUnderflow)
 
 TEST(Formats, StochasticRoundingPicksNeighboursInProportion)
 {
-    mx_format f = fmt("fp8_e4m3");
+    mx_format f = lookup_format("fp8_e4m3");
     uint64_t rng = 7;
     mx_encode_opts o = {MX_ROUND_STOCHASTIC, MX_OVERFLOW_SATURATE, &rng};
     // 1.0 + 0.25 ulp: ulp at 1.0 is 1/8; neighbours 1.0 (0x38) and 1.125 (0x39)
@@ -281,7 +277,7 @@ TEST(Formats, StochasticRoundingPicksNeighboursInProportion)
 
 TEST(Mxsf, ModeBoundaryAndTie)
 {
-    mx_format f = fmt("mxsf");
+    mx_format f = lookup_format("mxsf");
     EXPECT_EQ(enc(f, 0.875f), 0x1Fu);  // FP5 f=7, n=3: 2^-1 * 1.75
     EXPECT_EQ(enc(f, 1.0f), 0x20u);    // E2M5 E=1, F=0
     EXPECT_EQ(enc(f, 0.9375f, MX_ROUND_EVEN), 0x20u);     // tie: even code
@@ -297,7 +293,7 @@ TEST(Mxsf, ModeBoundaryAndTie)
 
 TEST(Mxsf, SubnormalsAndMonotonicCodes)
 {
-    mx_format f = fmt("mxsf");
+    mx_format f = lookup_format("mxsf");
     EXPECT_EQ(mx_decode(&f, 0x01), std::ldexp(1.0, -9));
     EXPECT_EQ(mx_decode(&f, 0x02), std::ldexp(1.0, -8));
     EXPECT_EQ(mx_decode(&f, 0x03), 1.5 * std::ldexp(1.0, -8));
@@ -345,11 +341,11 @@ TEST(Mxsf, OtherFp5Biases)
 
 TEST(Formats, ExmyNamesAndPacking)
 {
-    mx_format f = fmt("e0m7");  // sign-magnitude fixed point m * 2^-6
+    mx_format f = lookup_format("e0m7");  // sign-magnitude fixed point m * 2^-6
     EXPECT_EQ(f.bits, 8);
     EXPECT_EQ(f.max_normal, 127.0 / 64);
     EXPECT_EQ(enc(f, -1.0f), 0xC0u);
-    mx_format g = fmt("e3m3");
+    mx_format g = lookup_format("e3m3");
     EXPECT_EQ(g.bits, 7);
     EXPECT_EQ(g.bias, 3);
     EXPECT_EQ(g.max_normal, 1.875 * 16);  // finite only: top exponent is a number

@@ -5,6 +5,8 @@
 // test's own scale.
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
@@ -19,22 +21,7 @@ extern "C" {
 
 namespace {
 
-mx_format Fmt(const char *name)
-{
-    mx_format f;
-    EXPECT_EQ(mx_format_lookup(name, &f), 0) << name;
-    return f;
-}
 
-mx_shape Shape(std::initializer_list<size_t> d)
-{
-    mx_shape s;
-    memset(&s, 0, sizeof s);
-    s.ndim = (int)d.size();
-    int i = 0;
-    for (size_t v : d) s.dim[i++] = v;
-    return s;
-}
 
 struct Out {
     int rc;
@@ -46,7 +33,7 @@ struct Out {
 Out ScaledRun(const char *fmt, int per_tensor, int axis, const mx_shape &sh, const std::vector<float> &x,
         size_t nscales, const mx_encode_opts *enc = nullptr)
 {
-    mx_format f = Fmt(fmt);
+    mx_format f = lookup_format(fmt);
     Out o;
     o.codes.assign(x.size(), 0xBEEF);
     o.scales.assign(nscales, -7.0f);
@@ -70,7 +57,7 @@ Out ScaledRun(const char *fmt, int per_tensor, int axis, const mx_shape &sh, con
 TEST(Scaled, PerTensorE4m3HandDerived)
 {
     std::vector<float> x = {1, -2, 0.5f, 4, 0, 3};
-    Out o = ScaledRun("fp8_e4m3", 1, 0, Shape({2, 3}), x, 1);
+    Out o = ScaledRun("fp8_e4m3", 1, 0, make_shape({2, 3}), x, 1);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_EQ(o.scales[0], 112.0f);
     EXPECT_EQ(o.codes, std::vector<uint16_t>({0x6E, 0xF6, 0x66, 0x7E, 0x00, 0x7A}));
@@ -82,9 +69,9 @@ TEST(Scaled, PerTensorE4m3HandDerived)
 //  -30 = -1.875*2^4 -> E=7, M=14 -> 0xFE.
 TEST(Scaled, PerTensorE3m4IntelMax30)
 {
-    mx_format f = Fmt("fp8_e3m4");
+    mx_format f = lookup_format("fp8_e3m4");
     EXPECT_EQ(f.max_normal, 30.0);
-    Out o = ScaledRun("fp8_e3m4", 1, 0, Shape({3}), {1, 2.5f, -5}, 1);
+    Out o = ScaledRun("fp8_e3m4", 1, 0, make_shape({3}), {1, 2.5f, -5}, 1);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_EQ(o.scales[0], 6.0f);
     EXPECT_EQ(o.codes, std::vector<uint16_t>({0x58, 0x6E, 0xFE}));
@@ -96,7 +83,7 @@ TEST(Scaled, PerTensorE3m4IntelMax30)
 // 20480 = 1.25*2^14 -> E=29, M=1 -> 0x75.  3*scale rounds to the max 0x7B.
 TEST(Scaled, PerTensorE5m2)
 {
-    Out o = ScaledRun("fp8_e5m2", 1, 0, Shape({2}), {1, 3}, 1);
+    Out o = ScaledRun("fp8_e5m2", 1, 0, make_shape({2}), {1, 3}, 1);
     ASSERT_EQ(o.rc, 0) << o.err;
     const float s = 57344.0f / 3.0f;
     EXPECT_EQ(o.scales[0], s);
@@ -108,11 +95,11 @@ TEST(Scaled, PerTensorE5m2)
 // Any table format: fp6_e2m3 (max 7.5), int8 (max 127/64).
 TEST(Scaled, OtherFormats)
 {
-    Out a = ScaledRun("fp6_e2m3", 1, 0, Shape({2}), {0.5f, -2.0f}, 1);
+    Out a = ScaledRun("fp6_e2m3", 1, 0, make_shape({2}), {0.5f, -2.0f}, 1);
     ASSERT_EQ(a.rc, 0) << a.err;
     EXPECT_EQ(a.scales[0], 3.75f);
     EXPECT_EQ(a.deq[1], -2.0f);  // -7.5 is the max, exact
-    Out b = ScaledRun("int8", 1, 0, Shape({2}), {1.0f, -0.5f}, 1);
+    Out b = ScaledRun("int8", 1, 0, make_shape({2}), {1.0f, -0.5f}, 1);
     ASSERT_EQ(b.rc, 0) << b.err;
     EXPECT_EQ(b.scales[0], 127.0f / 64.0f);
     EXPECT_EQ(b.codes[0], 127);  // 127/64
@@ -131,7 +118,7 @@ TEST(Scaled, PerChannelEveryAxisOf3dTensor)
                 x[i] = (float)((i % 2 ? -1.0 : 1.0) * (0.3 + (double)((i * 7) % 11)) *
                                std::ldexp(1.0, (int)(a + 2 * b) - 3));
             }
-    mx_format f = Fmt("fp8_e4m3");
+    mx_format f = lookup_format("fp8_e4m3");
     mx_encode_opts enc = {MX_ROUND_EVEN, MX_OVERFLOW_SATURATE, nullptr};
     for (int axis : {0, 1, 2, -1, -2, -3}) {
         int ax = axis < 0 ? axis + 3 : axis;
@@ -144,7 +131,7 @@ TEST(Scaled, PerChannelEveryAxisOf3dTensor)
                     float v = std::fabs(x[(a * D1 + b) * D2 + c]);
                     amax[idx[ax]] = std::max(amax[idx[ax]], v);
                 }
-        Out o = ScaledRun("fp8_e4m3", 0, axis, Shape({D0, D1, D2}), x, dims[ax], &enc);
+        Out o = ScaledRun("fp8_e4m3", 0, axis, make_shape({D0, D1, D2}), x, dims[ax], &enc);
         ASSERT_EQ(o.rc, 0) << o.err;
         for (size_t ch = 0; ch < dims[ax]; ch++) EXPECT_EQ(o.scales[ch], 448.0f / amax[ch]) << axis << " " << ch;
         for (size_t a = 0; a < D0; a++)
@@ -169,14 +156,14 @@ TEST(Scaled, AllZeroChannelGetsScaleOne)
 {
     // (2, 3): channel 1 along axis 1 is all zero
     std::vector<float> x = {1, 0, -2, 4, -0.0f, 8};
-    Out o = ScaledRun("fp8_e4m3", 0, 1, Shape({2, 3}), x, 3);
+    Out o = ScaledRun("fp8_e4m3", 0, 1, make_shape({2, 3}), x, 3);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_EQ(o.scales, std::vector<float>({112.0f, 1.0f, 56.0f}));
     EXPECT_EQ(o.codes[1], 0x00);
     EXPECT_EQ(o.codes[4], 0x80);  // -0 keeps its sign
     EXPECT_EQ(o.deq[1], 0.0f);
     EXPECT_EQ(o.deq[4], 0.0f);
-    Out t = ScaledRun("fp8_e4m3", 1, 0, Shape({3}), {0, 0, 0}, 1);
+    Out t = ScaledRun("fp8_e4m3", 1, 0, make_shape({3}), {0, 0, 0}, 1);
     ASSERT_EQ(t.rc, 0);
     EXPECT_EQ(t.scales[0], 1.0f);
     EXPECT_EQ(t.codes, std::vector<uint16_t>({0, 0, 0}));
@@ -188,7 +175,7 @@ TEST(Scaled, NanOrInfIsAnErrorAndWritesNothing)
         std::vector<float> x = {1, 2, 3, 4, 5, 6};
         x[4] = bad;
         for (int per_tensor : {1, 0}) {
-            Out o = ScaledRun("fp8_e4m3", per_tensor, 0, Shape({2, 3}), x, per_tensor ? 1 : 2);
+            Out o = ScaledRun("fp8_e4m3", per_tensor, 0, make_shape({2, 3}), x, per_tensor ? 1 : 2);
             EXPECT_EQ(o.rc, -1);
             EXPECT_NE(o.err.find(std::isnan(bad) ? "NaN" : "Inf"), std::string::npos) << o.err;
             EXPECT_NE(o.err.find("element 4"), std::string::npos) << o.err;
@@ -204,18 +191,18 @@ TEST(Scaled, NanOrInfIsAnErrorAndWritesNothing)
 
 TEST(Scaled, BadAxisAndFormat)
 {
-    Out o = ScaledRun("fp8_e4m3", 0, 2, Shape({2, 3}), {1, 2, 3, 4, 5, 6}, 3);
+    Out o = ScaledRun("fp8_e4m3", 0, 2, make_shape({2, 3}), {1, 2, 3, 4, 5, 6}, 3);
     EXPECT_EQ(o.rc, -1);
     EXPECT_NE(o.err.find("axis 2"), std::string::npos) << o.err;
-    o = ScaledRun("fp8_e4m3", 0, -3, Shape({2, 3}), {1, 2, 3, 4, 5, 6}, 3);
+    o = ScaledRun("fp8_e4m3", 0, -3, make_shape({2, 3}), {1, 2, 3, 4, 5, 6}, 3);
     EXPECT_EQ(o.rc, -1);
     // per tensor ignores the axis
-    o = ScaledRun("fp8_e4m3", 1, 99, Shape({2, 3}), {1, 2, 3, 4, 5, 6}, 1);
+    o = ScaledRun("fp8_e4m3", 1, 99, make_shape({2, 3}), {1, 2, 3, 4, 5, 6}, 1);
     EXPECT_EQ(o.rc, 0) << o.err;
-    o = ScaledRun("e8m0", 1, 0, Shape({2}), {1, 2}, 1);
+    o = ScaledRun("e8m0", 1, 0, make_shape({2}), {1, 2}, 1);
     EXPECT_EQ(o.rc, -1);
     mx_encode_opts sr = {MX_ROUND_STOCHASTIC, MX_OVERFLOW_SATURATE, nullptr};
-    o = ScaledRun("fp8_e4m3", 1, 0, Shape({2}), {1, 2}, 1, &sr);
+    o = ScaledRun("fp8_e4m3", 1, 0, make_shape({2}), {1, 2}, 1, &sr);
     EXPECT_EQ(o.rc, -1);
     EXPECT_NE(o.err.find("stochastic"), std::string::npos) << o.err;
 }
@@ -224,7 +211,7 @@ TEST(Scaled, BadAxisAndFormat)
 TEST(Scaled, TinyAmaxScaleClamps)
 {
     const float tiny = std::ldexp(1.0f, -149);
-    Out o = ScaledRun("fp8_e4m3", 1, 0, Shape({2}), {tiny, 0}, 1);
+    Out o = ScaledRun("fp8_e4m3", 1, 0, make_shape({2}), {tiny, 0}, 1);
     ASSERT_EQ(o.rc, 0) << o.err;
     EXPECT_EQ(o.scales[0], FLT_MAX);
     EXPECT_TRUE(std::isfinite(o.deq[0]));
