@@ -98,3 +98,9 @@ clean:
 	rm -rf build
 
 -include $(wildcard mk/*.mk)
+
+# Whole-array figures join the PE ones: array co-simulation speed in `make
+# bench` (builds a 16x16 Verilated array once, several minutes), the 2x2 array
+# in `make area`.
+bench: bench-systemc
+area: area-array
