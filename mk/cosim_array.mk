@@ -41,7 +41,7 @@ $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
 
 $(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_array_main.o $(CA_DIR)/obj_$(1)x$(2)x$(3)/array_model.o \
     $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ) \
-    $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+    $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
 	$(CXX) -o $$@ $$^ -lyaml-cpp -lz -lpthread -lm
 
 -include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
@@ -70,7 +70,7 @@ lint:: lint-array
 
 # MXSF (8x8 tiles) and BF16, ragged shapes and a 100-shape sweep, with and
 # without output back-pressure, and a fault injected in PE (2, 1) that must be caught there.
-cosim-array: $(BUILD)/mxsim-cosim-array lint-array
+cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 4 --backpressure 0.5 --quiet
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_bf16.yaml -t tests/systemc/sc_small_bf16.csv --seed 5
@@ -82,6 +82,18 @@ cosim-array: $(BUILD)/mxsim-cosim-array lint-array
 	  if [ $$st -ne 1 ] || ! grep -q "PE row 2 column 1" $(CA_DIR)/fault.log; then \
 	    echo "cosim-array: injected fault in PE (2, 1) was not caught and located"; exit 1; fi; \
 	  echo "cosim-array: injected fault caught and located in PE (2, 1)"
+	@# --data: operands from tests/systemc/data (both, A only, none), through `mxsim cosim`
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_data.csv --seed 10 \
+	  --data tests/systemc/data >$(CA_DIR)/data.log; cat $(CA_DIR)/data.log; \
+	  grep -q "^npyfwd .*equal  (A, B from --data)$$" $(CA_DIR)/data.log && grep -q "^halfa .*equal  (A from --data)$$" $(CA_DIR)/data.log \
+	  && grep -q "^plain .*equal$$" $(CA_DIR)/data.log || { echo "cosim-array: --data operands not used as expected"; exit 1; }
+	@# truncated .npy (header intact, data cut): one error line naming the file, exit 2
+	@rm -rf $(CA_DIR)/baddata; mkdir -p $(CA_DIR)/baddata; head -c 1000 tests/systemc/data/npyfwd.fwd.b.npy >$(CA_DIR)/baddata/npyfwd.fwd.b.npy
+	@set +e; $(BUILD)/mxsim cosim --level array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_data.csv --data $(CA_DIR)/baddata \
+	  >/dev/null 2>$(CA_DIR)/baddata.log; st=$$?; set -e; cat $(CA_DIR)/baddata.log; \
+	  if [ $$st -ne 2 ] || [ "$$(wc -l <$(CA_DIR)/baddata.log)" -ne 1 ] || ! grep -q "baddata/npyfwd.fwd.b.npy: .*truncated" $(CA_DIR)/baddata.log; then \
+	    echo "cosim-array: truncated .npy: expected one error line naming the file and exit 2 (got $$st)"; exit 1; fi; \
+	  echo "cosim-array: truncated .npy rejected with exit 2"
 
 test-extra:: cosim-array
 

@@ -5,8 +5,8 @@
  * configuration and the energy ratio is printed (the `make run` job).
  */
 #include "config_yaml.h"
-#include "npy.h"
 #include "mxsim_cmd.h"
+#include "operand_data.h"
 
 #include "arch/mx_arch.h"
 #include "arch/mx_trace.h"
@@ -126,32 +126,7 @@ static void progress_bar(int on, size_t done, size_t total, const char *label)
 static int load_operand(const run_opts *o, const mx_gemm *g, const char *which, long long rows,
                         long long cols, float **out)
 {
-    *out = NULL;
-    if (!o->data_dir) return 0;
-    char path[4200];
-    snprintf(path, sizeof path, "%s/%s.%s.%s.npy", o->data_dir, g->name, mx_phase_name(g->phase), which);
-    if (access(path, F_OK) != 0) return 0;
-    mx_shape sh;
-    char err[600];
-    if (npy_read_f32(path, &sh, out, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim run: %s\n", err);
-        return 2;
-    }
-    if (sh.ndim != 2 || (long long)sh.dim[0] != rows || (long long)sh.dim[1] != cols) {
-        fprintf(stderr, "mxsim run: %s: shape must be (%lld, %lld) for GEMM '%s' (%s:%d)\n", path, rows,
-                cols, g->name, o->trace_path, g->line);
-        free(*out);
-        *out = NULL;
-        return 2;
-    }
-    for (long long i = 0; i < rows * cols; i++)
-        if (!isfinite((*out)[i])) {
-            fprintf(stderr, "mxsim run: %s: element %lld is not finite\n", path, i);
-            free(*out);
-            *out = NULL;
-            return 2;
-        }
-    return 0;
+    return mx_operand_load("mxsim run", o->data_dir, o->trace_path, g, which, rows, cols, out);
 }
 
 static int simulate(const run_opts *o, const char *config_path, const mx_trace *tr, run_result *r)

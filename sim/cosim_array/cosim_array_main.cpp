@@ -7,9 +7,11 @@
  *
  *   mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]
  *                     [--backpressure P] [--fault R,C] [--quiet] [--repeat N]
+ *                     [--data DIR]
  *
- * Per GEMM (seeded Gaussian operands, quantized with the config's block
- * shape): the harness packs the operands into the banked SRAM image, writes
+ * Per GEMM (seeded Gaussian operands, or DIR/NAME.PHASE.a.npy (M x K) and
+ * DIR/NAME.PHASE.b.npy (K x N) with --data DIR as `mxsim run --data`
+ * (sim/operand_data.h), quantized with the config's block shape): the harness packs the operands into the banked SRAM image, writes
  * the descriptor and pulses start; the controller does the rest.  Each cycle
  * the RTL's SRAM read addresses, issue strobe, PE result strobes, output
  * blocks (valid, FP32 values, codes, E8M0 scale) and status must equal the
@@ -25,6 +27,7 @@
 #include "array_model.h"
 #include "rtl_tile.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
@@ -37,6 +40,7 @@
 #include "verilated_fst_c.h"
 
 #include "config_yaml.h"
+#include "operand_data.h"
 #include "systemc/mx_sc_gemm.h"
 
 extern "C" {
@@ -60,6 +64,9 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]\n"
                "                         [--backpressure P] [--fault R,C] [--quiet] [--repeat N]\n"
+               "                         [--data DIR]\n"
+               "  --data DIR: operands DIR/NAME.PHASE.a.npy (M x K) and DIR/NAME.PHASE.b.npy (K x N),\n"
+               "  float32/float64; absent files -> seeded random N(0,1)\n"
                "  compiled for a %dx%d array with %d lanes; the config must match\n", ARR_R, ARR_C, ARR_L);
 }
 
@@ -70,7 +77,7 @@ static double now_s()
 
 int main(int argc, char **argv)
 {
-    const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr;
+    const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr, *data_dir = nullptr;
     unsigned long long seed = 1;
     double bp = 0;
     int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1;
@@ -81,6 +88,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-c") && has) cpath = argv[++i];
         else if (!strcmp(a, "-t") && has) tpath = argv[++i];
         else if (!strcmp(a, "--fst") && has) fst_path = argv[++i];
+        else if (!strcmp(a, "--data") && has) data_dir = argv[++i];
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--repeat") && has) {
             repeat = atoi(argv[++i]);
@@ -175,12 +183,25 @@ int main(int argc, char **argv)
         j.M = g.M; j.N = g.N; j.K = g.K; j.fmt = fa; j.scaled = sa; j.phase = g.phase;
         j.block = cfg.block_size; j.tile_rows = cfg.tile_rows; j.tile_cols = cfg.tile_cols;
         std::vector<float> af, bf;
+        const char *from_files = "";
         std::string e = mx_sc_job_check(cfg, j);
         if (e.empty() && (j.M > 65535 - ARR_R || j.N > 65535 - ARR_C || j.K > 65535 - ARR_L))
             e = "M, N, K must fit the controller's 16-bit descriptor fields";
         if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
         if (e.empty()) {
             mx_sc_random_operands(seed + gi, j.M, j.N, j.K, af, bf);
+            float *da = nullptr, *db = nullptr;
+            if (mx_operand_load("mxsim-cosim-array", data_dir, tpath, &g, "a", j.M, j.K, &da) ||
+                mx_operand_load("mxsim-cosim-array", data_dir, tpath, &g, "b", j.K, j.N, &db)) {
+                free(da);
+                rc = 2;
+                break;
+            }
+            from_files = da && db ? "  (A, B from --data)" : da ? "  (A from --data)" : db ? "  (B from --data)" : "";
+            if (da) std::copy(da, da + j.M * j.K, af.begin());
+            if (db) std::copy(db, db + j.K * j.N, bf.begin());
+            free(da);
+            free(db);
             e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
         }
         if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; break; }
@@ -387,9 +408,9 @@ int main(int argc, char **argv)
         total_cycles += cyc;
         all_cycles += cyc + 2; /* + reset */
         if (!quiet && rep == 0)
-            printf("%-10s %4lldx%-4lldx%-4lld %-5s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal\n",
+            printf("%-10s %4lldx%-4lldx%-4lld %-5s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
                    g.name, g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), folds.size(), compute, analytic, cyc, want,
-                   out_fmt >= 0 ? " + codes/scales" : "");
+                   out_fmt >= 0 ? " + codes/scales" : "", from_files);
     }
     if (rc == 0) {
         printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,
