@@ -6,14 +6,21 @@
 #include <cstdio>
 #include <cstring>
 
+extern "C" {
+#include "units/mx_requant.h"
+}
+
+#define MX_SC_MAX_RQ_BLOCK MX_REQUANT_MAX_N
+
 using namespace sc_core;
 
-std::string mx_sc_c_backend::run(const mx_arch_config &cfg, const mx_sc_job &job,
-                                 std::vector<uint32_t> &out, mx_stats &stats)
+std::string mx_sc_c_backend::run(const mx_arch_config &cfg, const mx_sc_job &job, std::vector<uint32_t> &out,
+                                 std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats)
 {
     std::string e = mx_sc_timing(cfg, job, stats);
     if (!e.empty()) return e;
     mx_sc_c_outputs(cfg, job, out);
+    if (job.out_fmt >= 0) mx_sc_requant_outputs(cfg, job, out, codes, scales);
     return "";
 }
 
@@ -65,7 +72,7 @@ void mx_sc_accel::reg_write(unsigned off, uint32_t v)
         return;
     }
     if (busy_) return; /* the descriptor is frozen while a GEMM runs */
-    if (off >= MX_SC_REG_M && off < MX_SC_REG_CYCLES) r_[off / 4] = v;
+    if ((off >= MX_SC_REG_M && off < MX_SC_REG_CYCLES) || off >= MX_SC_REG_OUT_CODES) r_[off / 4] = v;
     /* ID, VERSION, STATUS and the counters are read-only: writes are ignored */
 }
 
@@ -151,6 +158,12 @@ void mx_sc_accel::worker()
             continue;
         }
         j.fmt = (mx_pe_fmt)fa;
+        if (f & MX_SC_FORMAT_RQ) {
+            const unsigned fo = (f >> 8) & 0xF;
+            if (fo >= MX_PE_BF16) { fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be 0..4 (the re-quantizer has no BF16)"); continue; }
+            if (cfg_.rows > MX_SC_MAX_RQ_BLOCK) { fail(MX_SC_ERR_SHAPE, "RQ: array rows exceed the re-quantizer block size"); continue; }
+            j.out_fmt = (int)fo;
+        }
         std::string e = mx_sc_job_check(cfg_, j);
         if (!e.empty()) { fail(MX_SC_ERR_SHAPE, e); continue; }
 
@@ -174,11 +187,12 @@ void mx_sc_accel::worker()
             j.b_codes[i] = cb == 1 ? raw_b[i] : (uint16_t)(raw_b[2 * i] | raw_b[2 * i + 1] << 8);
 
         std::vector<uint32_t> out;
+        std::vector<uint8_t> codes, scales;
         mx_stats s;
         std::memset(&s, 0, sizeof s);
         /* a clocked back-end (the RTL) spends simulated time inside run() */
         const sc_time t_run = sc_time_stamp();
-        e = backend_->run(cfg_, j, out, s);
+        e = backend_->run(cfg_, j, out, codes, scales, s);
         const sc_time spent = sc_time_stamp() - t_run;
         if (!e.empty()) { fail(MX_SC_ERR_BACKEND, std::string(backend_->name()) + " back-end: " + e); continue; }
         std::vector<uint8_t> raw_o(out.size() * 4);
@@ -187,6 +201,18 @@ void mx_sc_accel::worker()
         if (!dma(tlm::TLM_WRITE_COMMAND, reg64(MX_SC_REG_OUT), raw_o.data(), raw_o.size(), delay)) {
             fail(MX_SC_ERR_MEMORY, "output write failed (address error)");
             continue;
+        }
+        if (j.out_fmt >= 0) {
+            const size_t ns = (size_t)(((j.M + cfg_.rows - 1) / cfg_.rows) * j.N);
+            if (codes.size() != (size_t)(j.M * j.N) || scales.size() != ns) {
+                fail(MX_SC_ERR_BACKEND, std::string(backend_->name()) + " back-end: no re-quantized outputs");
+                continue;
+            }
+            if (!dma(tlm::TLM_WRITE_COMMAND, reg64(MX_SC_REG_OUT_CODES), codes.data(), codes.size(), delay) ||
+                !dma(tlm::TLM_WRITE_COMMAND, reg64(MX_SC_REG_OUT_SCALES), scales.data(), scales.size(), delay)) {
+                fail(MX_SC_ERR_MEMORY, "output codes/scales write failed (address error)");
+                continue;
+            }
         }
         /* The back-end's cycle count already contains the DRAM traffic (the arch
          * model's double-buffered DRAM, same latency and bandwidth); the

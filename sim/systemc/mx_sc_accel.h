@@ -2,9 +2,10 @@
  * mx_sc_accel.h — the MXSF accelerator as a SystemC/TLM-2.0 module.
  *
  *   regs (target socket)   32-bit registers of mx_sc_regs.h: a GEMM descriptor
- *                          (M, N, K, formats, block shape, five addresses),
+ *                          (M, N, K, formats, block shape, seven addresses),
  *                          CTRL/STATUS and counters.  docs/SYSTEMC.md.
- *   mem  (initiator socket) operand reads and output writes, one burst per
+ *   mem  (initiator socket) operand reads and output writes (FP32, and with
+ *                          FORMAT.RQ re-quantized codes and scales), one burst per
  *                          region, to any TLM-2.0 memory (mx_sc_memory).
  *   irq  (sc_out<bool>)    high while STATUS.DONE or STATUS.ERROR is set.
  *
@@ -28,22 +29,25 @@
 #include "mx_sc_gemm.h"
 #include "mx_sc_regs.h"
 
-/* A back-end computes one GEMM: output FP32 bits (M x N) and counters. */
+/* A back-end computes one GEMM: output FP32 bits (M x N), counters and, when
+ * job.out_fmt >= 0, the re-quantized outputs in the layout of
+ * mx_sc_requant_outputs (codes M x N, scales ceil(M / R) x N). */
 class mx_sc_backend {
 public:
     virtual ~mx_sc_backend() {}
     virtual const char *name() const = 0;
     /* "" on success, else a message (the accelerator reports ERROR/BACKEND). */
-    virtual std::string run(const mx_arch_config &cfg, const mx_sc_job &job,
-                            std::vector<uint32_t> &out, mx_stats &stats) = 0;
+    virtual std::string run(const mx_arch_config &cfg, const mx_sc_job &job, std::vector<uint32_t> &out,
+                            std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats) = 0;
 };
 
-/* The C core: values from mx_pe_dot, counters from mx_arch_gemm_timing. */
+/* The C core: values from mx_pe_dot, counters from mx_arch_gemm_timing, codes
+ * and scales from mx_requant_comb (mx_sc_requant_outputs). */
 class mx_sc_c_backend : public mx_sc_backend {
 public:
     const char *name() const override { return "c"; }
     std::string run(const mx_arch_config &cfg, const mx_sc_job &job, std::vector<uint32_t> &out,
-                    mx_stats &stats) override;
+                    std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats) override;
 };
 
 /* The Verilated array (mx_sc_rtl_backend.cpp); nullptr if not built in. */

@@ -8,6 +8,7 @@
 extern "C" {
 #include "formats/mx_block.h"
 #include "stats/mx_dist.h"
+#include "units/mx_requant.h"
 }
 
 static const char *const mx_names[MX_PE_NFMT] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "bf16"};
@@ -185,4 +186,25 @@ void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
     b.resize((size_t)(K * N));
     for (auto &x : a) x = (float)mx_dist_normal(&rng);
     for (auto &x : b) x = (float)mx_dist_normal(&rng);
+}
+
+void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
+                           std::vector<uint8_t> &codes, std::vector<uint8_t> &scales)
+{
+    const long long R = c.rows, mb = cdiv(j.M, R);
+    codes.assign((size_t)(j.M * j.N), 0);
+    scales.assign((size_t)(mb * j.N), 0);
+    mx_requant_in in;
+    mx_requant_out o;
+    memset(&in, 0, sizeof in);
+    in.fmt_i = j.out_fmt;
+    in.fp5_bias_i = c.mxsf_fp5_bias;
+    for (long long b = 0; b < mb; b++)
+        for (long long n = 0; n < j.N; n++) {
+            for (long long r = 0; r < R; r++)
+                in.vals_i[r] = b * R + r < j.M ? vals[(size_t)((b * R + r) * j.N + n)] : 0u;
+            mx_requant_comb((int)R, &in, &o);
+            scales[(size_t)(b * j.N + n)] = o.scale_o;
+            for (long long r = 0; r < R && b * R + r < j.M; r++) codes[(size_t)((b * R + r) * j.N + n)] = o.codes_o[r];
+        }
 }

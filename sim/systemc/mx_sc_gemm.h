@@ -28,6 +28,8 @@ struct mx_sc_job {
     std::vector<uint8_t> a_scales;  /* mx_block_scale_shape of A (axis K)          */
     std::vector<uint16_t> b_codes;  /* K x N row-major                             */
     std::vector<uint8_t> b_scales;  /* mx_block_scale_shape of B (axis 0 = K)      */
+    int out_fmt = -1;               /* re-quantizer format of the outputs (mx_pe_fmt
+                                       except BF16); -1: FP32 outputs only           */
 };
 
 /* Name of a PE format as the arch model spells it: with block scales ("mxsf",
@@ -61,6 +63,14 @@ void mx_sc_col_scales(const mx_sc_job &j, long long n, uint8_t *out);
 
 /* Output values with the C core: out[m*N + n] = mx_pe_dot(row m, column n, acc 0). */
 void mx_sc_c_outputs(const mx_arch_config &c, const mx_sc_job &j, std::vector<uint32_t> &out);
+
+/* Re-quantized outputs as the array's output stage forms them (rtl/mx_array_ctrl.sv):
+ * a block is R = c.rows consecutive outputs along M of one column (block (m / R, n);
+ * the last block of a column padded with +0, as the RTL's collector), encoded by
+ * mx_requant_comb in j.out_fmt.  codes: M x N row-major, one byte each; scales:
+ * ceil(M / R) x N row-major E8M0.  j.out_fmt must be >= 0. */
+void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
+                           std::vector<uint8_t> &codes, std::vector<uint8_t> &scales);
 
 /* Counters of the GEMM from the arch model's cycle function. */
 std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s);

@@ -8,7 +8,8 @@
  * The CPU thread runs a list of GEMM jobs (operands already quantized on the
  * host side, mx_sc_quantize): it writes them into memory through the memory's
  * back door, programs the descriptor over TLM, starts, waits for the
- * interrupt, reads STATUS and the counters, and collects the outputs.
+ * interrupt, reads STATUS and the counters, and collects the outputs (and the
+ * re-quantized codes/scales when job.out_fmt >= 0, FORMAT.RQ).
  */
 #ifndef MX_SC_PLATFORM_H
 #define MX_SC_PLATFORM_H
@@ -22,6 +23,8 @@ struct mx_sc_result {
     uint64_t reg_macs = 0;        /* MACS register                              */
     sc_core::sc_time elapsed;     /* START write to interrupt                   */
     std::vector<uint32_t> out;    /* M x N FP32 bits read back from memory      */
+    std::vector<uint8_t> codes;   /* re-quantized codes M x N (job.out_fmt >= 0) */
+    std::vector<uint8_t> scales;  /* their E8M0 scales ceil(M / rows) x N        */
     std::string error;            /* non-empty: STATUS.ERROR and its message    */
 };
 
@@ -43,11 +46,12 @@ public:
     sc_core::sc_time finish_time() const { return finish_time_; }
 
     /* Memory map of one job (same base addresses for every job). */
-    struct layout { uint64_t a_codes, a_scales, b_codes, b_scales, out, end; };
-    static layout layout_of(const mx_sc_job &j);
+    struct layout { uint64_t a_codes, a_scales, b_codes, b_scales, out, out_codes, out_scales, end; };
+    static layout layout_of(const mx_sc_job &j, int rows);
 
 private:
     const std::vector<mx_sc_job> &jobs_;
+    int rows_;
     std::vector<mx_sc_result> results_;
     bool finished_ = false;
     sc_core::sc_time finish_time_;

@@ -45,6 +45,7 @@ struct rtl_run {
     long long M = 0, N = 0, cyc = 0, first_issue = -1, last_pe_done = -1;
     std::vector<std::deque<std::pair<long long, long long>>> colq; /* per column: (r0, c0) of its next block */
     std::vector<uint32_t> *out = nullptr;
+    std::vector<uint8_t> *codes = nullptr, *scales = nullptr; /* the output stage's, when wanted */
     bool finished = false;
     std::string err;
 
@@ -89,8 +90,11 @@ struct rtl_run {
             if (colq[(size_t)c].empty()) { err = "RTL emitted an unexpected output block"; finished = true; return; }
             const long long r0 = colq[(size_t)c].front().first, n = colq[(size_t)c].front().second + c;
             colq[(size_t)c].pop_front();
-            for (long long r = 0; r < ARR_R && r0 + r < M; r++)
+            for (long long r = 0; r < ARR_R && r0 + r < M; r++) {
                 if (out) (*out)[(size_t)((r0 + r) * N + n)] = o.vals[(size_t)(c * ARR_R + r)];
+                if (codes) (*codes)[(size_t)((r0 + r) * N + n)] = o.codes[(size_t)(c * ARR_R + r)];
+            }
+            if (scales) (*scales)[(size_t)((r0 / ARR_R) * N + n)] = o.scales[(size_t)c];
         }
         top->clk_i = 1;
         top->eval();
@@ -176,8 +180,12 @@ public:
     const char *name() const override { return "rtl"; }
 
     std::string run(const mx_arch_config &cfg, const mx_sc_job &j, std::vector<uint32_t> &out,
-                    mx_stats &stats) override
+                    std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats) override
     {
+        /* rtl/mx_requant.sv models MXSF with fp5 bias 5..8 only */
+        if (j.out_fmt == MX_PE_MXSF && (cfg.mxsf_fp5_bias < 5 || cfg.mxsf_fp5_bias > 8))
+            return "the RTL re-quantizer covers MXSF fp5 bias 5..8 (format.mxsf_fp5_bias " +
+                   std::to_string(cfg.mxsf_fp5_bias) + ")";
         if (j.M > 65535 - ARR_R || j.N > 65535 - ARR_C || j.K > 65535 - ARR_L)
             return "M, N, K must fit the controller's 16-bit descriptor fields";
         if (j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) return "block K extent / lanes must fit 8 bits";
@@ -187,6 +195,7 @@ public:
         mx_pe_fmt of;
         bool os;
         if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
+        if (j.out_fmt >= 0) out_fmt = j.out_fmt; /* the descriptor's FORMAT.RQ out fmt */
         /* the GEMM as one tile, on the clock */
         rtl_run r;
         tile_desc d;
@@ -194,6 +203,12 @@ public:
         if (r.sram.a[0].size() / ARR_L > 65535 || r.sram.b[0].size() / ARR_L > 65535)
             return "operands exceed the controller's 16-bit SRAM address space";
         r.begin(d, &out);
+        if (j.out_fmt >= 0) {
+            codes.assign((size_t)(j.M * j.N), 0);
+            scales.assign((size_t)(((j.M + ARR_R - 1) / ARR_R) * j.N), 0);
+            r.codes = &codes;
+            r.scales = &scales;
+        }
         array_.run_clocked(r);
         if (!r.err.empty()) return r.err;
         const long long whole = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);

@@ -13,11 +13,17 @@
  *     which shares no code with mx_pe_dot) on the same quantized operands,
  *     the scale index computed here from the block shape;
  *   - when mx_arch_gemm_functional() is implemented (mxsim run --mode
- *     functional), its cycles and output bits on the same FP32 operands.
+ *     functional), its cycles and output bits on the same FP32 operands;
+ *   - the re-quantized outputs the accelerator wrote to memory (FORMAT.RQ, out
+ *     format MXSF, E4M3, E5M2, E2M5, INT8 by turns over the GEMMs): per block of
+ *     R = arch.rows consecutive outputs along M of one column (the last one
+ *     r < R outputs), codes and E8M0 scale == mx_requant_comb(r, ...) of the
+ *     exact reference's values (mx_ref_dot).
  * Exit status 0 all passed, 1 a check failed, 2 bad input.
  */
 #include "mx_sc_run.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
@@ -25,6 +31,7 @@
 
 extern "C" {
 #include "units/mx_ref_dot.h"
+#include "units/mx_requant.h"
 }
 
 static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
@@ -69,6 +76,9 @@ int sc_main(int argc, char **argv)
         fprintf(stderr, "mxsim_sc_test: %s\n", e.c_str());
         return 2;
     }
+    /* re-quantized outputs in every element format the re-quantizer has */
+    static const mx_pe_fmt rq_fmts[5] = {MX_PE_MXSF, MX_PE_E4M3, MX_PE_E5M2, MX_PE_E2M5, MX_PE_INT8};
+    for (size_t i = 0; i < jobs.size(); i++) jobs[i].out_fmt = rq_fmts[i % 5];
     std::vector<std::unique_ptr<mx_sc_platform>> plats;
     plats.emplace_back(new mx_sc_platform("c_core", cfg, std::unique_ptr<mx_sc_backend>(new mx_sc_c_backend), jobs));
     std::string rerr;
@@ -113,6 +123,23 @@ int sc_main(int argc, char **argv)
         mx_func_data fd = {seed + i, af[i].data(), bf[i].data()};
         const bool have_func = mx_arch_gemm_functional(&cfg, &g, &fd, &fs, fout.data(), err, sizeof err) == 0;
         if (have_func) func_checked++;
+        /* expected re-quantized outputs: blocks of R rows along M, the last one
+         * only as long as M leaves it */
+        const long long R = cfg.rows, mb = cdiv(j.M, R);
+        std::vector<uint8_t> rq_codes((size_t)(j.M * j.N)), rq_scales((size_t)(mb * j.N));
+        for (long long b = 0; b < mb; b++)
+            for (long long n = 0; n < j.N; n++) {
+                mx_requant_in rq;
+                mx_requant_out ro;
+                memset(&rq, 0, sizeof rq);
+                rq.fmt_i = j.out_fmt;
+                rq.fp5_bias_i = cfg.mxsf_fp5_bias;
+                const long long rl = std::min(R, j.M - b * R);
+                for (long long r = 0; r < rl; r++) rq.vals_i[r] = ref[(size_t)((b * R + r) * j.N + n)];
+                mx_requant_comb((int)rl, &rq, &ro);
+                rq_scales[(size_t)(b * j.N + n)] = ro.scale_o;
+                for (long long r = 0; r < rl; r++) rq_codes[(size_t)((b * R + r) * j.N + n)] = ro.codes_o[r];
+            }
 
         for (auto &pp : plats) {
             const char *bn = pp->accel.backend_name();
@@ -150,9 +177,30 @@ int sc_main(int argc, char **argv)
                     break;
                 }
             }
+            if (r.codes.size() != rq_codes.size() || r.scales.size() != rq_scales.size()) {
+                fprintf(stderr, "FAIL %s:%d [%s]: re-quantized outputs not read back\n", tpath, g.line, bn);
+                fails++;
+                continue;
+            }
+            for (size_t k = 0; k < rq_codes.size(); k++)
+                if (r.codes[k] != rq_codes[k]) {
+                    fprintf(stderr, "FAIL %s:%d [%s]: %s code of output (%lld, %lld) = %02x, mx_requant %02x\n", tpath,
+                            g.line, bn, mx_pe_fmt_name((mx_pe_fmt)j.out_fmt), (long long)k / j.N, (long long)k % j.N,
+                            r.codes[k], rq_codes[k]);
+                    fails++;
+                    break;
+                }
+            for (size_t k = 0; k < rq_scales.size(); k++)
+                if (r.scales[k] != rq_scales[k]) {
+                    fprintf(stderr, "FAIL %s:%d [%s]: scale of block (%lld, %lld) = %02x, mx_requant %02x\n", tpath,
+                            g.line, bn, (long long)k / j.N, (long long)k % j.N, r.scales[k], rq_scales[k]);
+                    fails++;
+                    break;
+                }
         }
-        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-5s cycles %8lld  %zu outputs%s\n", g.name, mx_phase_name(g.phase),
-               g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), ts.cycles, ref.size(), have_func ? " (+functional)" : "");
+        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-5s cycles %8lld  %zu outputs%s, %zu %s codes + %zu scales\n", g.name,
+               mx_phase_name(g.phase), g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), ts.cycles, ref.size(),
+               have_func ? " (+functional)" : "", rq_codes.size(), mx_pe_fmt_name((mx_pe_fmt)j.out_fmt), rq_scales.size());
     }
     if (func_checked == 0)
         printf("mxsim_sc_test: mx_arch_gemm_functional() not available (%s): checked against the timing model "
