@@ -25,25 +25,10 @@ printf '\nArray area estimate: %sx%s PEs, L=%s, align_w 32, all formats (fmt_i r
   "$R" "$C" "$L" "$("$YOSYS" -V | cut -d' ' -f2)"
 printf '%-14s %8s %8s %8s %12s\n' top cells flops logic area_um2
 for top in mx_array mx_array_ctrl; do
-  awk -v name="$top" '
-    $0 ~ ("=== .*" name " ===$") { on = 1; fl = 0; area = 0 }
-    on && /Number of cells:/ { cells = $4 }
-    on && /^ +\$_/ {
-      t = $1; k = $2; a = 0
-      if (t ~ /^\$_(S?DFFE?|DFFSRE?|SDFFCE)_/) {
-        fl += k; a = 4.522
-        if (t ~ /E_/) a += 1.862
-        if (t ~ /^\$_SDFF/) a += 1.064
-      } else if (t == "$_NOT_") a = 0.532
-      else if (t == "$_NAND_" || t == "$_NOR_") a = 0.798
-      else if (t == "$_AND_" || t == "$_OR_" || t == "$_ANDNOT_" || t == "$_ORNOT_") a = 1.064
-      else if (t == "$_XOR_" || t == "$_XNOR_") a = 1.596
-      else if (t == "$_MUX_") a = 1.862
-      else if (t ~ /^\$_(AOI|OAI)3_/) a = 1.064
-      else if (t ~ /^\$_(AOI|OAI)4_/) a = 1.330
-      else a = 1.064
-      area += a * k
-    }
-    END { if (cells == "") { print name ": no statistics (see log)"; exit 1 }
-          printf "%-14s %8d %8d %8d %12.0f\n", name, cells, fl, cells - fl, area }' "$OUT/$top.log"
+  if stats=$(awk -v top="$top" -f tests/cosim/yosys_area.awk "$OUT/$top.log"); then
+    set -- $stats
+    printf '%-14s %8d %8d %8d %12.0f\n' "$top" "$1" "$2" "$(($1 - $2))" "$3"
+  else
+    echo "$top: no statistics (see $OUT/$top.log)"; exit 1
+  fi
 done

@@ -32,32 +32,13 @@ done
 wait
 # Area proxy: Nangate 45 nm Open Cell Library X1 cell areas in um^2 (INV 0.532,
 # NAND2/NOR2 0.798, AND2/OR2 1.064, XOR2/XNOR2 1.596, MUX2 1.862, DFF 4.522);
-# a generic cell counts as its nearest library cell; a flop with enable and/or
-# synchronous reset as DFF + MUX2 (+ AND2).
+# area proxy per generic cell: tests/cosim/yosys_area.awk
 printf '\nPE area estimate: L=8, yosys %s generic cells (synth -flatten), format fixed per run\n' "$("$YOSYS" -V | cut -d' ' -f2)"
 printf '%-6s %8s %8s %8s %8s %12s %10s\n' format align_w cells flops logic area_um2 vs_bf16
 for c in $CONFIGS; do
   name=${c%%:*}; rest=${c#*:}; aw=${rest#*:}
-  awk -v name="$name" -v aw="$aw" '
-    /=== mx_pe_area ===/ { on = 1; fl = 0; area = 0 }
-    on && /Number of cells:/ { cells = $4 }
-    on && /^ +\$_/ {
-      t = $1; k = $2; a = 0
-      if (t ~ /^\$_(S?DFFE?|DFFSRE?|SDFFCE)_/) {
-        fl += k; a = 4.522
-        if (t ~ /E_/) a += 1.862
-        if (t ~ /^\$_SDFF/) a += 1.064
-      } else if (t == "$_NOT_") a = 0.532
-      else if (t == "$_NAND_" || t == "$_NOR_") a = 0.798
-      else if (t == "$_AND_" || t == "$_OR_" || t == "$_ANDNOT_" || t == "$_ORNOT_") a = 1.064
-      else if (t == "$_XOR_" || t == "$_XNOR_") a = 1.596
-      else if (t == "$_MUX_") a = 1.862
-      else if (t ~ /^\$_(AOI|OAI)3_/) a = 1.064
-      else if (t ~ /^\$_(AOI|OAI)4_/) a = 1.330
-      else a = 1.064
-      area += a * k
-    }
-    END { printf "%s %s %d %d %d %.0f\n", name, aw, cells, fl, cells - fl, area }' "$OUT/pe_$name.log"
+  set -- $(awk -v top=mx_pe_area -f tests/cosim/yosys_area.awk "$OUT/pe_$name.log")
+  echo "$name $aw $1 $2 $(($1 - $2)) $3"
 done > "$OUT/area.txt"
 bf=$(awk '$1 == "bf16" {print $6}' "$OUT/area.txt")
 awk -v bf="$bf" '{ printf "%-6s %8s %8d %8d %8d %12.0f %10.2f\n", $1, $2, $3, $4, $5, $6, $6 / bf }' "$OUT/area.txt"
