@@ -206,6 +206,19 @@ void copy_err(char *err, size_t errlen, const std::string &m)
     if (err && errlen) snprintf(err, errlen, "%s", m.c_str());
 }
 
+// Parses a YAML file; unreadable or malformed files become load_errors
+// naming the file (and the line of a syntax error).
+YAML::Node load_file(const std::string &file, const char *what)
+{
+    try {
+        return YAML::LoadFile(file);
+    } catch (const YAML::BadFile &) {
+        throw load_error{file + ": cannot open " + what};
+    } catch (const YAML::ParserException &e) {
+        throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
+    }
+}
+
 } // namespace
 
 extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_path, char *err,
@@ -214,14 +227,7 @@ extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_
     mx_arch_config_default(c);
     std::string file(path);
     try {
-        YAML::Node root;
-        try {
-            root = YAML::LoadFile(file);
-        } catch (const YAML::BadFile &) {
-            throw load_error{file + ": cannot open the file"};
-        } catch (const YAML::ParserException &e) {
-            throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
-        }
+        YAML::Node root = load_file(file, "the file");
         if (!root.IsDefined() || root.IsNull()) throw load_error{file + ":1: empty configuration"};
         auto table = key_table(file, c);
         std::map<std::string, YAML::Node> seen;
@@ -284,14 +290,7 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
     std::string file(path);
     snprintf(t->path, sizeof t->path, "%s", path);
     try {
-        YAML::Node root;
-        try {
-            root = YAML::LoadFile(file);
-        } catch (const YAML::BadFile &) {
-            throw load_error{file + ": cannot open the energy table"};
-        } catch (const YAML::ParserException &e) {
-            throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
-        }
+        YAML::Node root = load_file(file, "the energy table");
         if (!root.IsMap()) throw load_error{file + ":1: expected a mapping with 'entries'"};
         for (auto it = root.begin(); it != root.end(); ++it) {
             std::string k = it->first.as<std::string>();

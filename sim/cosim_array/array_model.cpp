@@ -214,6 +214,21 @@ void tile_sram::read_bs(unsigned addr, std::vector<uint8_t> &out) const
         if (addr < bs[(size_t)c].size()) out[(size_t)c] = bs[(size_t)c][addr];
 }
 
+void tile_sram_respond(const tile_sram &sram, const tile_cycle_out &o, tile_cycle_in &in)
+{
+    if (o.rd) {
+        sram.read_a(o.a_addr, in.a_rdata);
+        sram.read_b(o.b_addr, in.b_rdata);
+        sram.read_as(o.as_addr, in.as_rdata);
+        sram.read_bs(o.bs_addr, in.bs_rdata);
+    } else {
+        std::fill(in.a_rdata.begin(), in.a_rdata.end(), 0);
+        std::fill(in.b_rdata.begin(), in.b_rdata.end(), 0);
+        std::fill(in.as_rdata.begin(), in.as_rdata.end(), 0);
+        std::fill(in.bs_rdata.begin(), in.bs_rdata.end(), 0);
+    }
+}
+
 /* ---- array_ctrl_model: twin of rtl/mx_array_ctrl.sv -------------------------- */
 
 static const long long SAT = (1LL << 17) - 1; /* DW + 1 = 17-bit saturating counters */

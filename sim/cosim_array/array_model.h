@@ -110,6 +110,10 @@ struct tile_cycle_out {
     std::vector<uint8_t> scales;              /* C */
 };
 
+/* The SRAM's answer to one cycle of the controller: the data of this cycle's
+ * read addresses on the next cycle, zeros when it issued no read. */
+void tile_sram_respond(const tile_sram &sram, const tile_cycle_out &o, tile_cycle_in &in);
+
 class array_ctrl_model {
 public:
     array_ctrl_model(int R, int C, int L, int align_width);

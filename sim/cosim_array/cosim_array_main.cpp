@@ -339,17 +339,7 @@ int main(int argc, char **argv)
             if (fst) fst->dump(vtime + 5);
             vtime += 10;
             /* synchronous SRAM: this cycle's read address, data next cycle (0 if no read) */
-            if (mo.rd) {
-                sram.read_a(mo.a_addr, in.a_rdata);
-                sram.read_b(mo.b_addr, in.b_rdata);
-                sram.read_as(mo.as_addr, in.as_rdata);
-                sram.read_bs(mo.bs_addr, in.bs_rdata);
-            } else {
-                std::fill(in.a_rdata.begin(), in.a_rdata.end(), 0);
-                std::fill(in.b_rdata.begin(), in.b_rdata.end(), 0);
-                std::fill(in.as_rdata.begin(), in.as_rdata.end(), 0);
-                std::fill(in.bs_rdata.begin(), in.bs_rdata.end(), 0);
-            }
+            tile_sram_respond(sram, mo, in);
             cyc++;
         }
         if (rc) break;

@@ -98,17 +98,7 @@ struct rtl_run {
         }
         top->clk_i = 1;
         top->eval();
-        if (o.rd) {
-            sram.read_a(o.a_addr, in.a_rdata);
-            sram.read_b(o.b_addr, in.b_rdata);
-            sram.read_as(o.as_addr, in.as_rdata);
-            sram.read_bs(o.bs_addr, in.bs_rdata);
-        } else {
-            std::fill(in.a_rdata.begin(), in.a_rdata.end(), 0);
-            std::fill(in.b_rdata.begin(), in.b_rdata.end(), 0);
-            std::fill(in.as_rdata.begin(), in.as_rdata.end(), 0);
-            std::fill(in.bs_rdata.begin(), in.bs_rdata.end(), 0);
-        }
+        tile_sram_respond(sram, o, in);
         cyc++;
         if (cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
     }
