@@ -209,8 +209,10 @@ typedef struct {
  * (or a sample when M*N*K > c->functional_max_macs) with mx_pe_dot tile by
  * tile, counts MXSF mode pairs from the codes and compares to an FP64
  * reference of the unquantized operands.  out (M*N FP32 bits) may be NULL.
- * Returns 0; 1 when the row has no single PE format for A and B (timing
- * counters filled, no values, the reason in err); -1 with a message. */
+ * Returns 0; 1 when the PE cannot take the row's A/B format pair (BF16 with
+ * another format, block-scaled with unit-scaled, two MXSF FP5 biases, a
+ * format with no PE decode: timing counters filled, no values, the reason in
+ * err); -1 with a message. */
 int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
                             mx_stats *s, uint32_t *out, char *err, size_t errlen);
 

@@ -105,11 +105,15 @@ int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_
     int b5a = fa.is_mxsf ? fa.elem.fp5_bias : c->mxsf_fp5_bias;
     int b5b = fb.is_mxsf ? fb.elem.fp5_bias : c->mxsf_fp5_bias;
     const char *pan = fa.is_mxsf ? "mxsf" : an, *pbn = fb.is_mxsf ? "mxsf" : bn;
-    if (mx_pe_fmt_parse(pan, &pf) != 0 || mx_pe_fmt_parse(pbn, &pfb) != 0 || pf != pfb ||
-        fa.is_mx != fb.is_mx || b5a != b5b) {
-        /* the PE runs one format for both operands: such rows are timed only */
+    /* The PE takes a format per operand (mx_pe_config.fmt / fmt_b), but:
+     * both operands MX block formats or both plain unit-scale ones (one scale
+     * scheme per PE), BF16 only with BF16, and one FP5 bias per PE (two MXSF
+     * operands must agree).  Other pairs are timed only. */
+    if (mx_pe_fmt_parse(pan, &pf) != 0 || mx_pe_fmt_parse(pbn, &pfb) != 0 ||
+        ((pf == MX_PE_BF16 || pfb == MX_PE_BF16) && pf != pfb) || fa.is_mx != fb.is_mx ||
+        (fa.is_mxsf && fb.is_mxsf && b5a != b5b)) {
         if (err && errlen)
-            snprintf(err, errlen, "GEMM '%s' (line %d): A %s x B %s has no single PE format; timing only",
+            snprintf(err, errlen, "GEMM '%s' (line %d): A %s x B %s has no PE format pair; timing only",
                      g->name, g->line, an, bn);
         return 1;
     }
@@ -117,10 +121,11 @@ int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_
         return efail(err, errlen, "GEMM '%s': functional mode needs square tiles (format.tile)", g->name);
     mx_pe_config pc;
     mx_pe_config_default(pf, &pc);
+    pc.fmt_b = pfb;
     pc.lanes = c->lanes;
     pc.block = c->tile_rows > 0 ? c->tile_cols : c->block_size;
     pc.align_width = c->align_width;
-    pc.fp5_bias = b5a;
+    pc.fp5_bias = fa.is_mxsf ? b5a : b5b; /* whichever operand is MXSF */
     /* plain (per-tensor, unit-scale) FP8/INT8 operands: scales of 2^0 */
     const int unit_scale = !fa.is_mx && pf != MX_PE_BF16;
     if (unit_scale && pc.block % pc.lanes) pc.block = pc.lanes;
@@ -173,23 +178,34 @@ int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_
                quantize_rows(c, &fb, c->tile_rows ? c->tile_cols : 0, c->tile_rows, nc, K, Bt, bc, bs, err, errlen) != 0)
         goto done;
 
-    /* MXSF mode pairs from the codes: sum_k (#wide A in column k)(#wide B in row k) */
-    if (fa.is_mxsf) {
-        double ww = 0, wn = 0, nn = 0;
+    /* MXSF mode pairs from the codes: per k, (#wide A in column k)(#wide B in
+     * row k) etc.  An operand that is not MXSF has one significand width:
+     * all its elements count as one side ("wide" at its own sig_bits), so
+     * with one MXSF operand the MACs split into MXSF-wide x other and
+     * MXSF-narrow x other, as the timing mode's count_muls does with the
+     * configured fraction.  mul[wa][wb] keeps wa >= wb. */
+    if (fa.is_mxsf || fb.is_mxsf) {
+        const int bits_a[2] = {fa.sig_bits, fa.fp5_sig_bits}, bits_b[2] = {fb.sig_bits, fb.fp5_sig_bits};
+        double cnt[2][2] = {{0, 0}, {0, 0}}; /* [A wide/narrow][B wide/narrow] */
         for (long long k = 0; k < K; k++) {
-            double wa = 0, wb = 0;
-            for (long long i = 0; i < nr; i++) wa += ((ac[i * K + k] >> 5) & 3) != 0;
-            for (long long j = 0; j < nc; j++) wb += ((bc[j * K + k] >> 5) & 3) != 0;
-            ww += wa * wb;
-            wn += wa * (nc - wb) + (nr - wa) * wb;
-            nn += (nr - wa) * (nc - wb);
+            double wa = nr, wb = nc;
+            if (fa.is_mxsf) { wa = 0; for (long long i = 0; i < nr; i++) wa += ((ac[i * K + k] >> 5) & 3) != 0; }
+            if (fb.is_mxsf) { wb = 0; for (long long j = 0; j < nc; j++) wb += ((bc[j * K + k] >> 5) & 3) != 0; }
+            cnt[0][0] += wa * wb;
+            cnt[0][1] += wa * (nc - wb);
+            cnt[1][0] += (nr - wa) * wb;
+            cnt[1][1] += (nr - wa) * (nc - wb);
         }
-        double tot = ww + wn + nn, macs = (double)s->macs;
+        double tot = cnt[0][0] + cnt[0][1] + cnt[1][0] + cnt[1][1], macs = (double)s->macs;
         for (int a = 0; a <= MX_SIG_MAX; a++)
             for (int b = 0; b <= MX_SIG_MAX; b++) s->mul[a][b] = 0;
-        s->mul[6][6] = macs * ww / tot;
-        s->mul[6][3] = macs * wn / tot;
-        s->mul[3][3] = macs * nn / tot;
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++) {
+                if (cnt[i][j] == 0) continue;
+                int w1 = bits_a[i], w2 = bits_b[j];
+                if (w1 < w2) { int t = w1; w1 = w2; w2 = t; }
+                s->mul[w1][w2] += macs * cnt[i][j] / tot;
+            }
     }
 
     /* outputs tile by tile as the array computes them; partial sums chain

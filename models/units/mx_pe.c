@@ -41,6 +41,7 @@ int mx_pe_code_bits(mx_pe_fmt f) { return f == MX_PE_BF16 ? 16 : 8; }
 void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg)
 {
     cfg->fmt = fmt;
+    cfg->fmt_b = fmt;
     cfg->lanes = 8;
     cfg->block = 32;
     cfg->align_width = MX_PE_ALIGN_W_DEFAULT;
@@ -50,6 +51,14 @@ void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg)
 int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen)
 {
     if ((unsigned)cfg->fmt >= MX_PE_NFMT) { snprintf(err, errlen, "unknown PE format %d", (int)cfg->fmt); return -1; }
+    if ((unsigned)cfg->fmt_b >= MX_PE_NFMT) {
+        snprintf(err, errlen, "unknown PE format %d for operand B (fmt_b)", (int)cfg->fmt_b); return -1;
+    }
+    /* BF16 has 16-bit codes and no block scales: it pairs only with itself */
+    if ((cfg->fmt == MX_PE_BF16) != (cfg->fmt_b == MX_PE_BF16)) {
+        snprintf(err, errlen, "BF16 does not mix with other formats (A %s x B %s): both operands must be BF16",
+                 mx_pe_fmt_name(cfg->fmt), mx_pe_fmt_name(cfg->fmt_b)); return -1;
+    }
     if (cfg->lanes < 1 || cfg->lanes > MX_PE_MAX_LANES) {
         snprintf(err, errlen, "lanes %d outside 1..%d", cfg->lanes, MX_PE_MAX_LANES); return -1;
     }
@@ -60,7 +69,7 @@ int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen)
         snprintf(err, errlen, "align_width %d outside %d..%d", cfg->align_width,
                  MX_PE_ALIGN_W_MIN, MX_PE_ALIGN_W_MAX); return -1;
     }
-    if (cfg->fmt == MX_PE_MXSF &&
+    if ((cfg->fmt == MX_PE_MXSF || cfg->fmt_b == MX_PE_MXSF) &&
         (cfg->fp5_bias < MX_MXSF_FP5_BIAS_MIN || cfg->fp5_bias > MX_MXSF_FP5_BIAS_MAX)) {
         snprintf(err, errlen, "fp5_bias %d outside %d..%d", cfg->fp5_bias,
                  MX_MXSF_FP5_BIAS_MIN, MX_MXSF_FP5_BIAS_MAX); return -1;
@@ -133,7 +142,7 @@ void mx_pe_comb(const mx_pe_config *cfg, const mx_pe_in *in, const mx_pe_regs *q
         d->s1_a_scale_q = in->a_scale_i; d->s1_b_scale_q = in->b_scale_i;
         for (int i = 0; i < L; i++) {
             mx_decode_in da = {in->a_codes_i[i], cfg->fmt, cfg->fp5_bias};
-            mx_decode_in db = {in->b_codes_i[i], cfg->fmt, cfg->fp5_bias};
+            mx_decode_in db = {in->b_codes_i[i], cfg->fmt_b, cfg->fp5_bias};
             mx_decode_out oa, ob;
             mx_decode_comb(&da, &oa);
             mx_decode_comb(&db, &ob);
@@ -187,7 +196,7 @@ static uint32_t group_slow(const mx_pe_config *cfg, const uint16_t *a,
     mx_accum_out ao;
     for (int i = 0; i < cfg->lanes; i++) {
         mx_decode_in da = {i < n ? a[i] : 0u, cfg->fmt, cfg->fp5_bias};
-        mx_decode_in db = {i < n ? b[i] : 0u, cfg->fmt, cfg->fp5_bias};
+        mx_decode_in db = {i < n ? b[i] : 0u, cfg->fmt_b, cfg->fp5_bias};
         mx_decode_out oa, ob;
         mx_decode_comb(&da, &oa);
         mx_decode_comb(&db, &ob);
@@ -210,31 +219,56 @@ static uint32_t group_slow(const mx_pe_config *cfg, const uint16_t *a,
     return ao.res_o;
 }
 
-/* Fast path for formats whose whole product-exponent range fits the guard
- * bits (MXSF with b5 <= 10, E2M5, INT8 at the default width): alignment is
- * then always exact, so the group's exact value sum_i p_i 2^(e_i) can be
- * formed with one fixed anchor 2^(2 lmin) from per-code fixed-point values
- * v = sig << (lsb - lmin): one integer multiply-add per MAC.  The rounded
- * FP32 result depends only on that exact value, so it equals the aligned
- * datapath's bit for bit. */
-static int dot_fast(const mx_pe_config *cfg, const mx_format *fp32, const pe_elem *lut,
-                    const uint16_t *a, const uint8_t *xa_s, const uint16_t *b, const uint8_t *xb_s,
-                    int k, uint32_t *acc_io)
+/* Lowest and highest lsb exponent over the non-zero codes of a table. */
+static void lut_lsb_range(const pe_elem *lut, int *lmin, int *lmax)
 {
-    const int guard = cfg->align_width - MX_PE_PROD_W;
-    int lmin = 1 << 20, lmax = -(1 << 20);
-    int32_t v[256];
+    int lo = 1 << 20, hi = -(1 << 20);
     for (int c = 0; c < 256; c++)
         if (lut[c].sig) {
-            if (lut[c].lsb < lmin) lmin = lut[c].lsb;
-            if (lut[c].lsb > lmax) lmax = lut[c].lsb;
+            if (lut[c].lsb < lo) lo = lut[c].lsb;
+            if (lut[c].lsb > hi) hi = lut[c].lsb;
         }
-    if (lmax < lmin) lmin = lmax = 0;
-    const int span = lmax - lmin;
-    if (2 * span > guard || span > 20) return 0;
+    if (hi < lo) lo = hi = 0;
+    *lmin = lo;
+    *lmax = hi;
+}
+
+/* Fixed-point values v = sig << (lsb - lmin) of a table; 0 if it has NaN/Inf codes. */
+static int lut_fixed(const pe_elem *lut, int lmin, int32_t *v)
+{
     for (int c = 0; c < 256; c++) {
         if (lut[c].special) return 0; /* formats with NaN/Inf codes take the unit path */
         v[c] = lut[c].sig * (1 << (lut[c].lsb - lmin));
+    }
+    return 1;
+}
+
+/* Fast path for format pairs whose whole product-exponent range fits the
+ * guard bits (MXSF with b5 <= 10, E2M5, INT8 at the default width, and mixes
+ * of them): alignment is then always exact, so the group's exact value
+ * sum_i p_i 2^(e_i) can be formed with one fixed anchor 2^(lmin_a + lmin_b)
+ * from per-code fixed-point values v = sig << (lsb - lmin): one integer
+ * multiply-add per MAC.  The product exponent spread is at most
+ * span_a + span_b (A's lsb range plus B's).  The rounded FP32 result depends
+ * only on that exact value, so it equals the aligned datapath's bit for bit.
+ * lut_b == lut_a for same-format pairs (one table). */
+static int dot_fast(const mx_pe_config *cfg, const mx_format *fp32, const pe_elem *lut_a,
+                    const pe_elem *lut_b, const uint16_t *a, const uint8_t *xa_s, const uint16_t *b,
+                    const uint8_t *xb_s, int k, uint32_t *acc_io)
+{
+    const int guard = cfg->align_width - MX_PE_PROD_W;
+    int lmin_a, lmax_a, lmin_b, lmax_b;
+    int32_t va[256], vb_own[256];
+    const int32_t *vb = va;
+    lut_lsb_range(lut_a, &lmin_a, &lmax_a);
+    if (lut_b != lut_a) lut_lsb_range(lut_b, &lmin_b, &lmax_b);
+    else { lmin_b = lmin_a; lmax_b = lmax_a; }
+    const int span_a = lmax_a - lmin_a, span_b = lmax_b - lmin_b;
+    if (span_a + span_b > guard || span_a > 20 || span_b > 20) return 0;
+    if (!lut_fixed(lut_a, lmin_a, va)) return 0;
+    if (lut_b != lut_a) {
+        if (!lut_fixed(lut_b, lmin_b, vb_own)) return 0;
+        vb = vb_own;
     }
     for (int i = 0; i < (k + cfg->block - 1) / cfg->block; i++)
         if (xa_s[i] == 0xFF || xb_s[i] == 0xFF) return 0;
@@ -244,10 +278,10 @@ static int dot_fast(const mx_pe_config *cfg, const mx_format *fp32, const pe_ele
         const int n = k - base < L ? k - base : L;
         int64_t t = 0;
         for (int i = 0; i < n; i++)
-            t += (int64_t)v[a[base + i] & 0xFF] * v[b[base + i] & 0xFF];
+            t += (int64_t)va[a[base + i] & 0xFF] * vb[b[base + i] & 0xFF];
         int blk = base / cfg->block;
         int scale = (int)xa_s[blk] + (int)xb_s[blk] - 254;
-        uint32_t g = mx_accum_group_fp32(fp32, t, 2 * lmin + scale);
+        uint32_t g = mx_accum_group_fp32(fp32, t, lmin_a + lmin_b + scale);
         acc = mx_accum_fp32_add(fp32, acc, g);
     }
     *acc_io = acc;
@@ -262,15 +296,23 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
     mx_format_lookup("fp32", &fp32);
     const int L = cfg->lanes;
     const int guard = cfg->align_width - MX_PE_PROD_W;
+    /* BF16 never mixes (mx_pe_config_check), so fmt decides for both sides */
     const int use_scale = cfg->fmt != MX_PE_BF16;
     const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8 && k >= 128; /* table pays off on long dots */
     const int bf16 = cfg->fmt == MX_PE_BF16;
-    pe_elem lut[256];
-    if (lut_ok)
-        for (uint32_t c = 0; c < 256; c++) lut[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);
+    const int mixed = cfg->fmt_b != cfg->fmt;
+    pe_elem lut_a[256], lut_b_own[256];
+    const pe_elem *lut_b = lut_a;   /* same-format pairs share one table */
+    if (lut_ok) {
+        for (uint32_t c = 0; c < 256; c++) lut_a[c] = decode_elem(cfg->fmt, cfg->fp5_bias, c);
+        if (mixed) {
+            for (uint32_t c = 0; c < 256; c++) lut_b_own[c] = decode_elem(cfg->fmt_b, cfg->fp5_bias, c);
+            lut_b = lut_b_own;
+        }
+    }
     uint32_t acc = acc_fp32_bits;
     int32_t p[MX_PE_MAX_LANES], e[MX_PE_MAX_LANES];
-    if (lut_ok && use_scale && dot_fast(cfg, &fp32, lut, a_codes, a_scales, b_codes, b_scales, k, &acc))
+    if (lut_ok && use_scale && dot_fast(cfg, &fp32, lut_a, lut_b, a_codes, a_scales, b_codes, b_scales, k, &acc))
         return acc;
 
     for (int base = 0; base < k; base += L) {
@@ -280,10 +322,10 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
         int special = use_scale && (xa == 0xFF || xb == 0xFF);
         int emax = 0, any = 0, emin = 0;
         for (int i = 0; i < n; i++) {
-            pe_elem ea = lut_ok ? lut[a_codes[base + i] & 0xFF]
+            pe_elem ea = lut_ok ? lut_a[a_codes[base + i] & 0xFF]
                        : bf16 ? decode_bf16(a_codes[base + i]) : decode_elem(cfg->fmt, cfg->fp5_bias, a_codes[base + i]);
-            pe_elem eb = lut_ok ? lut[b_codes[base + i] & 0xFF]
-                       : bf16 ? decode_bf16(b_codes[base + i]) : decode_elem(cfg->fmt, cfg->fp5_bias, b_codes[base + i]);
+            pe_elem eb = lut_ok ? lut_b[b_codes[base + i] & 0xFF]
+                       : bf16 ? decode_bf16(b_codes[base + i]) : decode_elem(cfg->fmt_b, cfg->fp5_bias, b_codes[base + i]);
             special |= ea.special | eb.special;
             p[i] = ea.sig * eb.sig;
             e[i] = ea.lsb + eb.lsb;

@@ -12,6 +12,7 @@
  *     S = sum of signed aligned_i                         exact
  *     g = RNE_fp32(S * 2^(e_max - G + xa + xb - 254))     mx_round_pack
  *     acc = RNE_fp32(acc + g)                             mx_round_pack
+ *   A codes decode with cfg->fmt, B codes with cfg->fmt_b (mixed formats).
  *   BF16: no scales (offset 0).  Specials (E4M3/E5M2/BF16 NaN/Inf, scale 0xFF):
  *   IEEE rules, NaN results are the canonical quiet NaN 0x7FC00000.
  */
@@ -43,14 +44,17 @@ typedef enum {
 #define MX_FP32_QNAN           0x7FC00000u
 
 typedef struct {
-    mx_pe_fmt fmt;
+    mx_pe_fmt fmt;    /* A operand's format                                        */
+    mx_pe_fmt fmt_b;  /* B operand's format; `fmt` is A's.  Mixed pairs allowed,
+                         except BF16, which mixes with nothing                      */
     int lanes;        /* L: elements per cycle, 1..MX_PE_MAX_LANES, divides block  */
     int block;        /* k: elements per scale (ignored for BF16)                  */
     int align_width;  /* MX_PE_ALIGN_W_MIN..MAX                                     */
-    int fp5_bias;     /* MXSF FP5 bias b5 (5..16), ignored otherwise                */
+    int fp5_bias;     /* MXSF FP5 bias b5 (5..16) of whichever operand is MXSF (one
+                         bias per PE), ignored otherwise                            */
 } mx_pe_config;
 
-/* Defaults: L = 8, k = 32, align_width = 32, b5 = 8. */
+/* Defaults: fmt_b = fmt, L = 8, k = 32, align_width = 32, b5 = 8. */
 void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg);
 /* 0 if valid, else -1 with a message in err. */
 int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen);

@@ -149,21 +149,23 @@ static ref_elem ref_decode(const mx_format *f, uint32_t code)
     return r;
 }
 
-static int ref_format(const mx_pe_config *cfg, mx_format *f)
+/* The format library's element format for a PE format (MXSF with the PE's b5). */
+static int ref_format(mx_pe_fmt fmt, int fp5_bias, mx_format *f)
 {
     static const char *const names[MX_PE_NFMT] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8", "bf16"};
-    if (cfg->fmt == MX_PE_MXSF) return mx_format_mxsf(cfg->fp5_bias, f);
-    return mx_format_lookup(names[cfg->fmt], f);
+    if (fmt == MX_PE_MXSF) return mx_format_mxsf(fp5_bias, f);
+    return mx_format_lookup(names[fmt], f);
 }
 
 uint32_t mx_ref_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8_t *a_scales,
                     const uint16_t *b_codes, const uint8_t *b_scales, int k,
                     uint32_t acc_fp32_bits)
 {
-    mx_format f;
-    ref_format(cfg, &f);
+    mx_format fa, fb; /* A decodes with cfg->fmt, B with cfg->fmt_b */
+    ref_format(cfg->fmt, cfg->fp5_bias, &fa);
+    ref_format(cfg->fmt_b, cfg->fp5_bias, &fb);
     const int L = cfg->lanes, G = cfg->align_width - 16;
-    const int use_scale = cfg->fmt != MX_PE_BF16;
+    const int use_scale = cfg->fmt != MX_PE_BF16 && cfg->fmt_b != MX_PE_BF16;
     uint32_t acc = acc_fp32_bits;
     for (int base = 0; base < k; base += L) {
         double prod[MX_PE_MAX_LANES];
@@ -176,8 +178,8 @@ uint32_t mx_ref_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint
             nan |= xa == 0xFF || xb == 0xFF;
         }
         for (int i = 0; i < L; i++) {
-            ref_elem ea = ref_decode(&f, base + i < k ? a_codes[base + i] : 0);
-            ref_elem eb = ref_decode(&f, base + i < k ? b_codes[base + i] : 0);
+            ref_elem ea = ref_decode(&fa, base + i < k ? a_codes[base + i] : 0);
+            ref_elem eb = ref_decode(&fb, base + i < k ? b_codes[base + i] : 0);
             pneg[i] = ea.neg != eb.neg;
             prod[i] = 0;
             pexp[i] = 0;

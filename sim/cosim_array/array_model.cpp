@@ -275,6 +275,7 @@ void array_ctrl_model::reset()
 void array_ctrl_model::sync_pe()
 {
     pe_.fmt = (mx_pe_fmt)fmt_;
+    pe_.fmt_b = pe_.fmt;
     pe_.fp5_bias = b5_;
     pe_.block = L_ * (sps_ > 0 ? sps_ : 1);
     arr_.set_pe_config(pe_);
