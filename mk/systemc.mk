@@ -1,8 +1,9 @@
 # mk/systemc.mk — the SystemC/TLM-2.0 platform (sim/systemc, docs/SYSTEMC.md).
 #   build/systemc/mxsim_sc_top    example top, C-core and RTL back-ends
 #   build/systemc/mxsim_sc_test   regression: SystemC run == C model (make test-systemc)
-# The RTL back-end links the Verilated 4x4 L = 4 mx_array_ctrl of
-# mk/cosim_array.mk (one Verilator build shared with cosim-array).
+# The RTL back-end links rtl/mx_array_ctrl.sv (4x4, L = 4) Verilated with
+# `verilator --sc` (an sc_module, Vmx_array_ctrl_sc) and the Verilator runtime
+# compiled for SystemC (VM_SC=1), both cached under build/systemc/.
 # Included by the top Makefile; variables are prefixed SC_.
 
 include mk/cosim_array.mk   # CA_* (guarded: read once)
@@ -12,9 +13,11 @@ SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $
 SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread -lz
 SC_COMMON   := mx_sc_gemm mx_sc_accel mx_sc_platform mx_sc_run
 SC_COMMON_OBJ := $(SC_COMMON:%=$(SC_DIR)/obj/%.o)
-SC_VLDIR    := $(CA_DIR)/vl_4x4x4
+SC_VLDIR    := $(SC_DIR)/vl_sc_4x4x4
+SC_VLDEF    := -DVM_TRACE=0 -DVM_COVERAGE=0 -DVM_SC=1
+SC_RT_OBJ   := $(SC_DIR)/rt/verilated.o $(SC_DIR)/rt/verilated_threads.o
 SC_RTL_OBJ  := $(SC_DIR)/obj/mx_sc_rtl_backend.o $(SC_DIR)/obj/array_model.o \
-               $(SC_VLDIR)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ)
+               $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a $(SC_RT_OBJ)
 
 .PHONY: systemc test-systemc bench-systemc
 
@@ -24,9 +27,20 @@ $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
-$(SC_DIR)/obj/mx_sc_rtl_backend.o: sim/systemc/mx_sc_rtl_backend.cpp $(SC_VLDIR)/Vmx_array_ctrl__ALL.a
+# rtl/mx_array_ctrl.sv as a SystemC module: verilator --sc, 4x4 array, L = 4
+$(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a: $(CA_RTL)
+	@mkdir -p $(SC_VLDIR)
+	$(CA_VL) --sc -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
+	  -GR=4 -GC=4 -GLANES=4 -GALIGN_W=32 --prefix Vmx_array_ctrl_sc -Mdir $(SC_VLDIR) $(CA_RTL)
+	+$(MAKE) -s -C $(SC_VLDIR) -f Vmx_array_ctrl_sc.mk Vmx_array_ctrl_sc__ALL.a OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+
+$(SC_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)
-	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array $(CA_VLINC) -isystem $(SC_VLDIR) $(CA_VLDEF) \
+	$(CXX) -std=c++17 -O1 $(CA_VLINC) $(SC_VLDEF) -c $< -o $@
+
+$(SC_DIR)/obj/mx_sc_rtl_backend.o: sim/systemc/mx_sc_rtl_backend.cpp $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array $(CA_VLINC) -isystem $(SC_VLDIR) $(SC_VLDEF) \
 	  -DARR_R=4 -DARR_C=4 -DARR_L=4 -c $< -o $@
 
 $(SC_DIR)/obj/array_model.o: sim/cosim_array/array_model.cpp
@@ -46,9 +60,18 @@ $(SC_DIR)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL
 # SystemC run vs the C model's functional run and the exact reference, per
 # GEMM and back-end (C core and Verilated RTL): cycles and output bits
 # (tests/systemc/); the RTL back-end is built for their 4x4, L = 4 array.
-test-systemc: $(SC_DIR)/mxsim_sc_test
+# Then the example top with each back-end (FORMAT.RQ from the config's
+# format.out): the two dumps (FP32, codes, scales) must be identical.
+test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
+	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
+	  -t tests/systemc/sc_small.csv --backend $$b --dump $(SC_DIR)/top_$$b.dump >$(SC_DIR)/top_$$b.log || exit 1; done
+	@tail -3 $(SC_DIR)/top_rtl.log
+	@n=$$(awk 'NF == 6' $(SC_DIR)/top_rtl.dump | wc -l); \
+	  if ! cmp -s $(SC_DIR)/top_c.dump $(SC_DIR)/top_rtl.dump || [ $$n -ne 626 ]; then \
+	    echo "test-systemc: mxsim_sc_top dumps differ between back-ends or miss re-quantized outputs ($$n of 626)"; exit 1; fi; \
+	  echo "test-systemc: mxsim_sc_top c and rtl back-ends: all equal (626 outputs with codes and scales)"
 
 test-extra:: test-systemc
 

@@ -35,8 +35,8 @@ module mx_array_ctrl #(
   parameter int C       = 4,
   parameter int LANES   = 4,
   parameter int ALIGN_W = 32,
-  parameter int AW      = 16,   // SRAM word address width
-  parameter int DW      = 16,   // M, N, K width
+  parameter int AW      = 32,   // SRAM word address width
+  parameter int DW      = 32,   // M, N, K width
   // Column FIFO depth: the credit rule reserves room for every result in
   // flight plus the next fold's; with no back-pressure up to ~3 folds' rows
   // overlap (fold starts >= R apart, a result takes t + r + c + P cycles), so

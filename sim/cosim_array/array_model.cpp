@@ -322,10 +322,10 @@ void array_ctrl_model::comb(const tile_cycle_in &in, tile_cycle_out &o)
     o.busy = busy_;
     o.done = done_;
     o.rd = go;
-    o.a_addr = (a_base_ + a_fb_ + (unsigned)step_) & 0xFFFF;
-    o.b_addr = (b_base_ + b_fb_ + (unsigned)step_) & 0xFFFF;
-    o.as_addr = (as_base_ + as_fb_ + (unsigned)q_) & 0xFFFF;
-    o.bs_addr = (bs_base_ + bs_fb_ + (unsigned)q_) & 0xFFFF;
+    o.a_addr = a_base_ + a_fb_ + (unsigned)step_; /* 32-bit, as AW */
+    o.b_addr = b_base_ + b_fb_ + (unsigned)step_; /* 32-bit, as AW */
+    o.as_addr = as_base_ + as_fb_ + (unsigned)q_; /* 32-bit, as AW */
+    o.bs_addr = bs_base_ + bs_fb_ + (unsigned)q_; /* 32-bit, as AW */
     o.issue = iss_v_;
     o.overrun = ao_.overrun;
     o.pe_done = ao_.pe_done;

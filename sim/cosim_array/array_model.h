@@ -73,6 +73,10 @@ private:
 /* ---- rtl/mx_array_ctrl.sv: descriptor-driven controller + array + output
  * stage (block collector and mx_requant per column) ---------------------- */
 
+/* Largest M, N, K and SRAM word address the controller's 32-bit descriptor
+ * fields hold (rtl/mx_array_ctrl.sv DW = AW = 32). */
+constexpr long long TILE_FIELD_MAX = 0xFFFFFFFFLL;
+
 struct tile_desc {            /* the descriptor inputs of mx_array_ctrl */
     int M = 0, N = 0, K = 0;
     int fmt = 0, fp5_bias = 8, scaled = 1, sps = 1, out_fmt = 0;

@@ -185,8 +185,8 @@ int main(int argc, char **argv)
         std::vector<float> af, bf;
         const char *from_files = "";
         std::string e = mx_sc_job_check(cfg, j);
-        if (e.empty() && (j.M > 65535 - ARR_R || j.N > 65535 - ARR_C || j.K > 65535 - ARR_L))
-            e = "M, N, K must fit the controller's 16-bit descriptor fields";
+        if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
+            e = "M, N, K must fit the controller's 32-bit descriptor fields";
         if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
         if (e.empty()) {
             mx_sc_random_operands(seed + gi, j.M, j.N, j.K, af, bf);
@@ -212,8 +212,8 @@ int main(int argc, char **argv)
         tile_desc d;
         tile_sram sram;
         tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, sram);
-        if ((long long)sram.a[0].size() / ARR_L > 65535 || (long long)sram.b[0].size() / ARR_L > 65535) {
-            fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 16-bit SRAM address space\n", tpath, g.line);
+        if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
             rc = 2;
             break;
         }

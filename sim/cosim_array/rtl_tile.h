@@ -43,18 +43,18 @@ template <std::size_t N> inline void orb(VlWide<N> &v, unsigned lsb, uint32_t x)
 inline void drive(Vmx_array_ctrl *t, const tile_cycle_in &in)
 {
     t->start_i = (uint8_t)in.start;
-    t->m_i = (uint16_t)in.d.M;
-    t->n_i = (uint16_t)in.d.N;
-    t->k_i = (uint16_t)in.d.K;
+    t->m_i = (uint32_t)in.d.M;
+    t->n_i = (uint32_t)in.d.N;
+    t->k_i = (uint32_t)in.d.K;
     t->fmt_i = (uint8_t)in.d.fmt;
     t->fp5_bias_i = (uint8_t)in.d.fp5_bias;
     t->scaled_i = (uint8_t)in.d.scaled;
     t->sps_i = (uint8_t)in.d.sps;
     t->out_fmt_i = (uint8_t)in.d.out_fmt;
-    t->a_base_i = (uint16_t)in.d.a_base;
-    t->as_base_i = (uint16_t)in.d.as_base;
-    t->b_base_i = (uint16_t)in.d.b_base;
-    t->bs_base_i = (uint16_t)in.d.bs_base;
+    t->a_base_i = (uint32_t)in.d.a_base;
+    t->as_base_i = (uint32_t)in.d.as_base;
+    t->b_base_i = (uint32_t)in.d.b_base;
+    t->bs_base_i = (uint32_t)in.d.bs_base;
     clear(t->a_rdata_i);
     clear(t->b_rdata_i);
     clear(t->as_rdata_i);

@@ -1,47 +1,117 @@
 /*
  * mx_sc_rtl_backend.cpp — the Verilated RTL back-end of the SystemC
  * accelerator: rtl/mx_array_ctrl.sv (controller + mx_array + re-quantizing
- * output stage) as a Verilated C++ model (not verilator --sc) inside an
- * SC_MODULE clocked by an sc_clock with the accelerator's period.
+ * output stage) Verilated with `verilator --sc` (Vmx_array_ctrl_sc, an
+ * sc_module with sc_in/sc_out ports), instantiated inside mx_sc_rtl_array,
+ * which binds every port to an sc_signal and clocks it with an sc_clock of
+ * the accelerator's period.
  *
  * run() (called from the accelerator's worker thread) packs the job into the
- * banked operand SRAM image (tile_pack), programs the controller's descriptor
- * and waits; on every rising edge of the clock the module evaluates one RTL
- * cycle (start pulse, synchronous SRAM reads, output blocks placed into the
- * output matrix) until the controller reports done.  The GEMM runs as one
- * tile on the array (all of K), so the values are the RTL's.
+ * banked operand SRAM image (tile_pack), drives the controller's descriptor
+ * with a start pulse and waits.  On every rising clock edge an SC_METHOD of
+ * mx_sc_rtl_array reads the RTL's outputs of the ending cycle (SRAM read
+ * addresses, output blocks, which it places into the output matrix) and
+ * writes the inputs of the next (the synchronous SRAM's read data, blk_ready),
+ * until the controller reports done.  The GEMM runs as one tile on the array
+ * (all of K), so the values are the RTL's; simulated time advances one clock
+ * period per RTL cycle.
  *
  * Cycles: the RTL has no DRAM or buffer model, so the counters are the arch
  * model's (mx_arch_gemm_timing, as the C back-end), and the RTL vouches for
- * their compute part: the whole GEMM's measured compute cycles (first K-step
- * into the array to the last PE result) must equal the fold schedule
- * (tile_schedule_cycles) and mx_tile_compute_cycles, and every distinct buffer-tile shape of the arch
- * model's tiling (mx_arch_tiling) is run on the same RTL in zero simulated
- * time (direct evaluation between jobs) and must equal mx_tile_compute_cycles
- * of that shape (and the fold schedule), which is what mx_arch_gemm_timing
- * sums.  A difference is a back-end error.  Built for ARR_R x ARR_C, ARR_L lanes (mk/systemc.mk: 4x4, L = 4).
+ * their compute part: the GEMM's measured compute cycles (first K-step into
+ * the array to the last PE result) must equal the fold schedule
+ * (tile_schedule_cycles) and mx_tile_compute_cycles, else the back-end
+ * reports an error.  (That every buffer-tile shape of the arch model's tiling
+ * takes mx_tile_compute_cycles on the RTL is the array co-simulation's
+ * check: make cosim-array, 100-shape sweep.)  Built for ARR_R x ARR_C,
+ * ARR_L lanes (mk/systemc.mk: 4x4, L = 4).
  */
-/* Verilator's headers first: with SystemC's already seen they would take the
- * verilator --sc time source (sc_time_stamp), which a plain C++ model has not. */
-#include "rtl_tile.h"
+#include <systemc>
 
 #include <deque>
 #include <memory>
-#include <set>
-#include <tuple>
+#include <type_traits>
 
+#include "Vmx_array_ctrl_sc.h"
+#include "array_model.h"
 #include "mx_sc_accel.h"
 
 using namespace sc_core;
 
 namespace {
 
-/* One RTL array run: the descriptor, the SRAM image, the cycle loop. */
+/* ---- values of Verilated SystemC ports as little-endian 32-bit words ----
+ * verilator --sc types a port by its width: 1 bit bool, 2..32 uint32_t,
+ * 33..64 uint64_t, wider sc_bv<W>. */
+using words = std::vector<uint32_t>;
+inline void from_words(const words &w, bool &v) { v = !w.empty() && (w[0] & 1u); }
+inline void from_words(const words &w, uint32_t &v) { v = w.empty() ? 0u : w[0]; }
+inline void from_words(const words &w, uint64_t &v)
+{
+    v = (w.empty() ? 0u : w[0]) | (uint64_t)(w.size() > 1 ? w[1] : 0u) << 32;
+}
+template <int W> inline void from_words(const words &w, sc_dt::sc_bv<W> &v)
+{
+    for (int i = 0; i < (W + 31) / 32; i++) v.set_word(i, (size_t)i < w.size() ? w[(size_t)i] : 0u);
+}
+inline void to_words(bool v, words &w) { w.assign(1, v ? 1u : 0u); }
+inline void to_words(uint32_t v, words &w) { w.assign(1, v); }
+inline void to_words(uint64_t v, words &w) { w = {(uint32_t)v, (uint32_t)(v >> 32)}; }
+template <int W> inline void to_words(const sc_dt::sc_bv<W> &v, words &w)
+{
+    w.resize((W + 31) / 32);
+    for (int i = 0; i < (W + 31) / 32; i++) w[(size_t)i] = (uint32_t)v.get_word(i);
+}
+/* the width-w field at bit lsb */
+inline uint32_t field(const words &w, unsigned lsb, unsigned width)
+{
+    const size_t wi = lsb / 32, sh = lsb % 32;
+    uint64_t x = wi < w.size() ? w[wi] : 0u;
+    if (sh && wi + 1 < w.size()) x |= (uint64_t)w[wi + 1] << 32;
+    return (uint32_t)((x >> sh) & ((1ull << width) - 1));
+}
+inline void put(words &w, unsigned lsb, unsigned width, uint32_t x)
+{
+    const size_t wi = lsb / 32, sh = lsb % 32;
+    if (w.size() < (lsb + width + 31) / 32) w.resize((lsb + width + 31) / 32, 0u);
+    const uint64_t m = (uint64_t)(width < 32 ? (1u << width) - 1 : 0xFFFFFFFFu);
+    w[wi] |= (uint32_t)(((uint64_t)x & m) << sh);
+    if (sh + width > 32) w[wi + 1] |= (uint32_t)(((uint64_t)x & m) >> (32 - sh));
+}
+/* Inputs are written by the caller's thread (the start pulse) and by the
+ * clock method (every later cycle), never in the same delta. */
+template <class T> using in_signal = sc_signal<T, SC_MANY_WRITERS>;
+
+template <class T, sc_writer_policy P> inline void write_words(sc_signal<T, P> &s, const words &w)
+{
+    T v;
+    from_words(w, v);
+    s.write(v);
+}
+template <class T> inline words read_words(const sc_signal<T> &s)
+{
+    words w;
+    to_words(s.read(), w);
+    return w;
+}
+template <class T, sc_writer_policy P> inline void write_u(sc_signal<T, P> &s, uint64_t x) { write_words(s, words{(uint32_t)x, (uint32_t)(x >> 32)}); }
+
+template <class P> using port_data_t = typename std::remove_reference<P>::type::data_type;
+
+/* The ports of rtl/mx_array_ctrl.sv besides clk_i. */
+#define MX_CTRL_INPUTS(X)                                                                                        \
+    X(rst_ni) X(start_i) X(m_i) X(n_i) X(k_i) X(fmt_i) X(fp5_bias_i) X(scaled_i) X(sps_i) X(out_fmt_i)           \
+    X(a_base_i) X(as_base_i) X(b_base_i) X(bs_base_i) X(a_rdata_i) X(as_rdata_i) X(b_rdata_i) X(bs_rdata_i)     \
+    X(blk_ready_i)
+#define MX_CTRL_OUTPUTS(X)                                                                                       \
+    X(busy_o) X(done_o) X(rd_o) X(a_addr_o) X(as_addr_o) X(b_addr_o) X(bs_addr_o) X(blk_valid_o)               \
+    X(blk_vals_o) X(blk_codes_o) X(blk_scales_o) X(issue_o) X(pe_done_o) X(overrun_o)
+
+/* One GEMM on the RTL array: the job's SRAM image and descriptor, and the
+ * bookkeeping of the RTL's outputs cycle by cycle. */
 struct rtl_run {
-    tile_desc d;
     tile_sram sram;
     tile_cycle_in in;
-    tile_cycle_out o;
     long long M = 0, N = 0, cyc = 0, first_issue = -1, last_pe_done = -1;
     std::vector<std::deque<std::pair<long long, long long>>> colq; /* per column: (r0, c0) of its next block */
     std::vector<uint32_t> *out = nullptr;
@@ -49,14 +119,14 @@ struct rtl_run {
     bool finished = false;
     std::string err;
 
-    void begin(const tile_desc &desc, std::vector<uint32_t> *outp)
+    void begin(const tile_desc &d, std::vector<uint32_t> *outp)
     {
-        d = desc;
         M = d.M;
         N = d.N;
         out = outp;
         if (out) out->assign((size_t)(M * N), 0);
         in = tile_cycle_in();
+        in.start = 1;
         in.d = d;
         in.a_rdata.assign(ARR_R * ARR_L, 0);
         in.b_rdata.assign(ARR_C * ARR_L, 0);
@@ -67,20 +137,11 @@ struct rtl_run {
         for (long long c0 = 0; c0 < N; c0 += ARR_C)
             for (long long r0 = 0; r0 < M; r0 += ARR_R)
                 for (long long c = 0; c < std::min<long long>(ARR_C, N - c0); c++) colq[(size_t)c].push_back({r0, c0});
-        cyc = 0;
-        first_issue = last_pe_done = -1;
-        finished = false;
-        err.clear();
     }
 
-    /* One clock cycle of the RTL. */
-    void cycle(Vmx_array_ctrl *top)
+    /* The outputs of RTL cycle `cyc` (inputs `in`); sets finished. */
+    void observe(const tile_cycle_out &o)
     {
-        in.start = cyc == 0;
-        rtl_tile::drive(top, in);
-        top->clk_i = 0;
-        top->eval();
-        rtl_tile::read(top, o);
         if (cyc > 0 && o.done && !o.busy) { finished = true; return; }
         if (o.overrun) { err = "RTL shadow overrun"; finished = true; return; }
         if (o.issue && first_issue < 0) first_issue = cyc;
@@ -96,66 +157,134 @@ struct rtl_run {
             }
             if (scales) (*scales)[(size_t)((r0 / ARR_R) * N + n)] = o.scales[(size_t)c];
         }
-        top->clk_i = 1;
-        top->eval();
-        tile_sram_respond(sram, o, in);
-        cyc++;
-        if (cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
+        if (++cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
     }
 
     long long compute() const { return last_pe_done - first_issue; }
 };
 
+/* The Verilated controller + array, its port signals and clocking. */
 class mx_sc_rtl_array : public sc_module {
 public:
     sc_in<bool> clk;
 
     SC_HAS_PROCESS(mx_sc_rtl_array);
-    explicit mx_sc_rtl_array(sc_module_name nm) : sc_module(nm), clk("clk"), ctx_(new VerilatedContext)
+    explicit mx_sc_rtl_array(sc_module_name nm) : sc_module(nm), clk("clk"), top_("mx_array_ctrl")
     {
-        top_.reset(new Vmx_array_ctrl(ctx_.get()));
-        /* reset at elaboration, outside simulated time */
-        rtl_run idle;
-        tile_desc d;
-        idle.begin(d, nullptr);
-        top_->rst_ni = 0;
-        rtl_tile::drive(top_.get(), idle.in);
-        for (int k = 0; k < 2; k++) {
-            top_->clk_i = 0; top_->eval();
-            top_->clk_i = 1; top_->eval();
-        }
-        top_->rst_ni = 1;
+        top_.clk_i(clk);
+#define MX_BIND(p) top_.p(p##_);
+        MX_CTRL_INPUTS(MX_BIND)
+        MX_CTRL_OUTPUTS(MX_BIND)
+#undef MX_BIND
+        rst_ni_.write(false); /* held in reset for the first two edges */
         SC_METHOD(on_clock);
         sensitive << clk.pos();
         dont_initialize();
     }
-    ~mx_sc_rtl_array() override { top_->final(); }
 
     /* Runs a job on the clocked RTL; returns when the controller is done. */
-    void run_clocked(rtl_run &r)
+    void run(rtl_run &r)
     {
+        while (reset_edges_ < 2) wait(reset_done_ev_);
         cur_ = &r;
+        drive(r.in); /* the start pulse with the descriptor, taken at the next edge */
         wait(done_ev_);
         cur_ = nullptr;
     }
-    /* Runs a job by direct evaluation, in zero simulated time (no job may be
-     * running on the clock). */
-    void run_direct(rtl_run &r)
-    {
-        while (!r.finished) r.cycle(top_.get());
-    }
 
 private:
-    std::unique_ptr<VerilatedContext> ctx_;
-    std::unique_ptr<Vmx_array_ctrl> top_;
+    Vmx_array_ctrl_sc top_;
+#define MX_IN_SIG(p) in_signal<port_data_t<decltype(Vmx_array_ctrl_sc::p)>> p##_;
+#define MX_OUT_SIG(p) sc_signal<port_data_t<decltype(Vmx_array_ctrl_sc::p)>> p##_;
+    MX_CTRL_INPUTS(MX_IN_SIG)
+    MX_CTRL_OUTPUTS(MX_OUT_SIG)
+#undef MX_IN_SIG
+#undef MX_OUT_SIG
+    int reset_edges_ = 0;
     rtl_run *cur_ = nullptr;
-    sc_event done_ev_;
+    sc_event done_ev_, reset_done_ev_;
 
+    void drive(const tile_cycle_in &in)
+    {
+        write_u(start_i_, (uint64_t)in.start);
+        write_u(m_i_, (uint64_t)in.d.M);
+        write_u(n_i_, (uint64_t)in.d.N);
+        write_u(k_i_, (uint64_t)in.d.K);
+        write_u(fmt_i_, (uint64_t)in.d.fmt);
+        write_u(fp5_bias_i_, (uint64_t)in.d.fp5_bias);
+        write_u(scaled_i_, (uint64_t)in.d.scaled);
+        write_u(sps_i_, (uint64_t)in.d.sps);
+        write_u(out_fmt_i_, (uint64_t)in.d.out_fmt);
+        write_u(a_base_i_, in.d.a_base);
+        write_u(as_base_i_, in.d.as_base);
+        write_u(b_base_i_, in.d.b_base);
+        write_u(bs_base_i_, in.d.bs_base);
+        words a, b, as, bs, rdy;
+        for (int i = 0; i < ARR_R * ARR_L; i++) put(a, 16u * (unsigned)i, 16, in.a_rdata[(size_t)i]);
+        for (int i = 0; i < ARR_C * ARR_L; i++) put(b, 16u * (unsigned)i, 16, in.b_rdata[(size_t)i]);
+        for (int r = 0; r < ARR_R; r++) put(as, 8u * (unsigned)r, 8, in.as_rdata[(size_t)r]);
+        for (int c = 0; c < ARR_C; c++) put(bs, 8u * (unsigned)c, 8, in.bs_rdata[(size_t)c]);
+        for (int c = 0; c < ARR_C; c++) put(rdy, (unsigned)c, 1, (uint32_t)(in.blk_ready[(size_t)c] & 1));
+        write_words(a_rdata_i_, a);
+        write_words(b_rdata_i_, b);
+        write_words(as_rdata_i_, as);
+        write_words(bs_rdata_i_, bs);
+        write_words(blk_ready_i_, rdy);
+    }
+
+    void read(tile_cycle_out &o) const
+    {
+        o.busy = busy_o_.read();
+        o.done = done_o_.read();
+        o.rd = rd_o_.read();
+        o.issue = issue_o_.read();
+        o.overrun = overrun_o_.read();
+        o.a_addr = field(read_words(a_addr_o_), 0, 32);
+        o.as_addr = field(read_words(as_addr_o_), 0, 32);
+        o.b_addr = field(read_words(b_addr_o_), 0, 32);
+        o.bs_addr = field(read_words(bs_addr_o_), 0, 32);
+        const words pe = read_words(pe_done_o_), bv = read_words(blk_valid_o_), sc = read_words(blk_scales_o_),
+                    vals = read_words(blk_vals_o_), codes = read_words(blk_codes_o_);
+        o.pe_done.resize((size_t)(ARR_R * ARR_C));
+        for (int i = 0; i < ARR_R * ARR_C; i++) o.pe_done[(size_t)i] = (int)field(pe, (unsigned)i, 1);
+        o.blk_valid.resize((size_t)ARR_C);
+        o.vals.resize((size_t)(ARR_C * ARR_R));
+        o.codes.resize((size_t)(ARR_C * ARR_R));
+        o.scales.resize((size_t)ARR_C);
+        for (int c = 0; c < ARR_C; c++) {
+            o.blk_valid[(size_t)c] = (int)field(bv, (unsigned)c, 1);
+            o.scales[(size_t)c] = (uint8_t)field(sc, 8u * (unsigned)c, 8);
+            for (int r = 0; r < ARR_R; r++) {
+                const unsigned i = (unsigned)(c * ARR_R + r);
+                o.vals[i] = field(vals, 32u * i, 32);
+                o.codes[i] = (uint8_t)field(codes, 8u * i, 8);
+            }
+        }
+    }
+
+    /* Rising edge: the signals still hold the ending cycle's values. */
     void on_clock()
     {
+        if (reset_edges_ < 2) {
+            if (++reset_edges_ == 2) {
+                rst_ni_.write(true);
+                reset_done_ev_.notify(SC_ZERO_TIME);
+            }
+            return;
+        }
         if (!cur_ || cur_->finished) return;
-        cur_->cycle(top_.get());
-        if (cur_->finished) done_ev_.notify(SC_ZERO_TIME);
+        tile_cycle_out o;
+        read(o);
+        cur_->observe(o);
+        if (cur_->finished) {
+            cur_->in.start = 0;
+            drive(cur_->in);
+            done_ev_.notify(SC_ZERO_TIME);
+            return;
+        }
+        tile_sram_respond(cur_->sram, o, cur_->in);
+        cur_->in.start = 0;
+        drive(cur_->in);
     }
 };
 
@@ -176,8 +305,8 @@ public:
         if (j.out_fmt == MX_PE_MXSF && (cfg.mxsf_fp5_bias < 5 || cfg.mxsf_fp5_bias > 8))
             return "the RTL re-quantizer covers MXSF fp5 bias 5..8 (format.mxsf_fp5_bias " +
                    std::to_string(cfg.mxsf_fp5_bias) + ")";
-        if (j.M > 65535 - ARR_R || j.N > 65535 - ARR_C || j.K > 65535 - ARR_L)
-            return "M, N, K must fit the controller's 16-bit descriptor fields";
+        if (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L)
+            return "M, N, K must fit the controller's 32-bit descriptor fields";
         if (j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) return "block K extent / lanes must fit 8 bits";
         std::string e = mx_sc_timing(cfg, j, stats);
         if (!e.empty()) return e;
@@ -190,8 +319,8 @@ public:
         rtl_run r;
         tile_desc d;
         tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, r.sram);
-        if (r.sram.a[0].size() / ARR_L > 65535 || r.sram.b[0].size() / ARR_L > 65535)
-            return "operands exceed the controller's 16-bit SRAM address space";
+        if ((long long)(r.sram.a[0].size() / ARR_L) > TILE_FIELD_MAX || (long long)(r.sram.b[0].size() / ARR_L) > TILE_FIELD_MAX)
+            return "operands exceed the controller's 32-bit SRAM address space";
         r.begin(d, &out);
         if (j.out_fmt >= 0) {
             codes.assign((size_t)(j.M * j.N), 0);
@@ -199,59 +328,13 @@ public:
             r.codes = &codes;
             r.scales = &scales;
         }
-        array_.run_clocked(r);
+        array_.run(r);
         if (!r.err.empty()) return r.err;
         const long long whole = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
         const long long whole_arch = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
         if (r.compute() != whole || r.compute() != whole_arch)
             return "RTL compute cycles " + std::to_string(r.compute()) + ", fold schedule " + std::to_string(whole) +
                    ", mx_tile_compute_cycles " + std::to_string(whole_arch);
-        /* every buffer-tile shape of the arch model's tiling, in zero time */
-        mx_operand_fmt fa, fb;
-        if (mx_operand_fmt_resolve(&cfg, mx_sc_fmt_arch_name(j.fmt, j.scaled), &fa) != 0) return "cannot resolve format";
-        fb = fa;
-        mx_tiling tl;
-        char err[256];
-        mx_arch_config cc = cfg;
-        cc.block_size = j.block;
-        cc.tile_rows = j.tile_rows;
-        cc.tile_cols = j.tile_cols;
-        if (mx_arch_tiling(&cc, &fa, &fb, j.M, j.N, j.K, &tl, err, sizeof err) != 0) return err;
-        std::set<std::tuple<long long, long long, long long>> shapes;
-        const long long ms[2] = {tl.mt, j.M - (tl.m_tiles - 1) * tl.mt}, ns[2] = {tl.nt, j.N - (tl.n_tiles - 1) * tl.nt},
-                        ks[2] = {tl.kt, j.K - (tl.k_tiles - 1) * tl.kt};
-        for (int a = 0; a < (tl.m_tiles > 1 ? 2 : 1); a++)
-            for (int b = 0; b < (tl.n_tiles > 1 ? 2 : 1); b++)
-                for (int c = 0; c < (tl.k_tiles > 1 ? 2 : 1); c++)
-                    shapes.insert(std::make_tuple(tl.m_tiles > 1 ? ms[a] : ms[1], tl.n_tiles > 1 ? ns[b] : ns[1],
-                                                  tl.k_tiles > 1 ? ks[c] : ks[1]));
-        if (shapes.size() == 1 && shapes.count(std::make_tuple(j.M, j.N, j.K))) return ""; /* one tile: done above */
-        for (const auto &sh : shapes) {
-            mx_sc_job sj;
-            sj.M = std::get<0>(sh);
-            sj.N = std::get<1>(sh);
-            sj.K = std::get<2>(sh);
-            sj.fmt = j.fmt;
-            sj.scaled = false; /* cycles do not depend on values or scales */
-            sj.a_codes.assign((size_t)(sj.M * sj.K), 0);
-            sj.b_codes.assign((size_t)(sj.K * sj.N), 0);
-            for (long long m = 0; m < sj.M; m++)
-                for (long long k = 0; k < sj.K; k++) sj.a_codes[(size_t)(m * sj.K + k)] = j.a_codes[(size_t)(m * j.K + k)];
-            for (long long k = 0; k < sj.K; k++)
-                for (long long n = 0; n < sj.N; n++) sj.b_codes[(size_t)(k * sj.N + n)] = j.b_codes[(size_t)(k * j.N + n)];
-            rtl_run tr;
-            tile_desc td;
-            tile_pack(sj, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, -1, td, tr.sram);
-            tr.begin(td, nullptr);
-            array_.run_direct(tr);
-            if (!tr.err.empty()) return tr.err;
-            const long long want = mx_tile_compute_cycles(&cfg, sj.M, sj.N, sj.K);
-            const long long sched = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, sj.M, sj.N, sj.K);
-            if (tr.compute() != sched || tr.compute() != want)
-                return "RTL compute cycles of tile " + std::to_string(sj.M) + "x" + std::to_string(sj.N) + "x" +
-                       std::to_string(sj.K) + ": " + std::to_string(tr.compute()) + " != mx_tile_compute_cycles " +
-                       std::to_string(want);
-        }
         return "";
     }
 

@@ -4,7 +4,7 @@
  * trace through the accelerator's registers and prints the counters of
  * `mxsim run`.
  *
- *   mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--dump FILE]
+ *   mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--rq FMT|off] [--dump FILE]
  *
  * Exit status: 0, 1 if the accelerator reported an error, 2 bad input.
  */
@@ -18,15 +18,17 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--dump FILE]\n"
+    fprintf(f, "usage: mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--rq FMT|off] [--dump FILE]\n"
                "  --seed S      operand data seed (GEMM i uses S + i; default 1)\n"
                "  --backend B   c: the C core (default); rtl: the Verilated array\n"
-               "  --dump FILE   write every output as 'gemm row col fp32-hex' lines\n");
+               "  --rq FMT      re-quantize the outputs (FORMAT.RQ) to mxsf, e4m3, e5m2, e2m5 or int8;\n"
+               "                default: the config's format.out when it is one of these, else off\n"
+               "  --dump FILE   write every output as 'gemm row col fp32-hex [code-hex scale-hex]' lines\n");
 }
 
 int sc_main(int argc, char **argv)
 {
-    const char *cpath = nullptr, *tpath = nullptr, *dump = nullptr, *backend = "c";
+    const char *cpath = nullptr, *tpath = nullptr, *dump = nullptr, *backend = "c", *rq = nullptr;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -36,6 +38,7 @@ int sc_main(int argc, char **argv)
         else if (!strcmp(a, "-t") && has) tpath = argv[++i];
         else if (!strcmp(a, "--dump") && has) dump = argv[++i];
         else if (!strcmp(a, "--backend") && has) backend = argv[++i];
+        else if (!strcmp(a, "--rq") && has) rq = argv[++i];
         else if (!strcmp(a, "--seed") && has) {
             char *end;
             errno = 0;
@@ -79,6 +82,21 @@ int sc_main(int argc, char **argv)
         mx_trace_free(&tr);
         return 2;
     }
+    /* FORMAT.RQ: --rq, else the config's output format if the re-quantizer has it */
+    int out_fmt = -1;
+    mx_pe_fmt of;
+    bool os;
+    if (rq && strcmp(rq, "off")) {
+        if (mx_pe_fmt_parse(rq, &of) != 0 || of == MX_PE_BF16) {
+            fprintf(stderr, "mxsim_sc_top: option '--rq': must be mxsf, e4m3, e5m2, e2m5, int8 or off, not '%s'\n", rq);
+            mx_trace_free(&tr);
+            return 2;
+        }
+        out_fmt = of;
+    } else if (!rq && mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) {
+        out_fmt = of;
+    }
+    for (mx_sc_job &j : jobs) j.out_fmt = out_fmt;
     std::unique_ptr<mx_sc_backend> be;
     if (!strcmp(backend, "rtl")) {
         std::string berr;
@@ -117,6 +135,9 @@ int sc_main(int argc, char **argv)
     if (rc == 0) {
         mx_sc_print_report(stdout, cfg, tpath, tr, per, top.accel.backend_name());
         printf("SystemC time %s for one instance of each GEMM\n", top.finish_time().to_string().c_str());
+        if (out_fmt >= 0)
+            printf("outputs re-quantized (FORMAT.RQ) to %s: codes and E8M0 scales (blocks of %d rows) written to memory\n",
+                   mx_pe_fmt_name((mx_pe_fmt)out_fmt), cfg.rows);
         if (dump) {
             FILE *f = fopen(dump, "w");
             if (!f) {
@@ -125,8 +146,14 @@ int sc_main(int argc, char **argv)
             } else {
                 for (size_t i = 0; i < top.results().size(); i++) {
                     const mx_sc_result &r = top.results()[i];
-                    for (size_t k = 0; k < r.out.size(); k++)
-                        fprintf(f, "%zu %lld %lld %08x\n", i, (long long)k / jobs[i].N, (long long)k % jobs[i].N, r.out[k]);
+                    const long long N = jobs[i].N;
+                    for (size_t k = 0; k < r.out.size(); k++) {
+                        const long long row = (long long)k / N, col = (long long)k % N;
+                        fprintf(f, "%zu %lld %lld %08x", i, row, col, r.out[k]);
+                        if (k < r.codes.size() && (size_t)((row / cfg.rows) * N + col) < r.scales.size())
+                            fprintf(f, " %02x %02x", r.codes[k], r.scales[(size_t)((row / cfg.rows) * N + col)]);
+                        fputc('\n', f);
+                    }
                 }
                 if (fclose(f) != 0) rc = 2;
             }
