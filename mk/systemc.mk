@@ -65,6 +65,7 @@ $(SC_DIR)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL
 test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
 	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
 	  -t tests/systemc/sc_small.csv --backend $$b --dump $(SC_DIR)/top_$$b.dump >$(SC_DIR)/top_$$b.log || exit 1; done
 	@tail -3 $(SC_DIR)/top_rtl.log

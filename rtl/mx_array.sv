@@ -31,7 +31,8 @@ module mx_array #(
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
-  input  logic [2:0]          fmt_i,
+  input  logic [2:0]          fmt_i,        // A's element format
+  input  logic [2:0]          fmt_b_i,      // B's element format
   input  logic [4:0]          fp5_bias_i,
   input  logic [R-1:0]        row_valid_i,
   input  logic [C-1:0]        col_valid_i,
@@ -97,7 +98,7 @@ module mx_array #(
       end
       logic pe_in_ready;
       mx_pe #(.LANES(LANES), .ALIGN_W(ALIGN_W)) u_pe (
-        .clk_i, .rst_ni, .fmt_i, .fp5_bias_i,
+        .clk_i, .rst_ni, .fmt_i, .fmt_b_i, .fp5_bias_i,
         .in_valid_i(a_in[r][c][2] && b_in[r][c][0]), .in_ready_o(pe_in_ready),
         .a_codes_i(a_in[r][c][AW-1 -: CW]), .b_codes_i(b_in[r][c][BW-1 -: CW]),
         .a_scale_i(a_in[r][c][10:3]), .b_scale_i(b_in[r][c][8:1]),

@@ -5,7 +5,7 @@
 // sim/cosim_array/array_model.cpp.  docs/SYSTEMC.md "Array controller".
 //
 // Descriptor (sampled on start_i while idle): M, N, K of the tile, element
-// format, fp5 bias, scaled (E8M0 block scales read from SRAM; else unit
+// formats of A (fmt_i) and B (fmt_b_i), fp5 bias, scaled (E8M0 block scales read from SRAM; else unit
 // scales 127), sps = K-steps per scale (block K extent / LANES), output
 // format of the re-quantizer, and four SRAM base addresses (words).
 //
@@ -57,6 +57,7 @@ module mx_array_ctrl #(
   input  logic [DW-1:0]       n_i,
   input  logic [DW-1:0]       k_i,
   input  logic [2:0]          fmt_i,
+  input  logic [2:0]          fmt_b_i,
   input  logic [4:0]          fp5_bias_i,
   input  logic                scaled_i,
   input  logic [7:0]          sps_i,
@@ -88,7 +89,7 @@ module mx_array_ctrl #(
 );
   // ---- descriptor registers ----
   logic [DW-1:0] m_q, n_q, t_q, nkb_q, nrf_q, ncf_q, rl_last_q, cl_last_q;
-  logic [2:0]    fmt_q, out_fmt_q;
+  logic [2:0]    fmt_q, fmt_b_q, out_fmt_q;
   logic [4:0]    b5_q;
   logic          scaled_q;
   logic [7:0]    sps_q;
@@ -164,7 +165,7 @@ module mx_array_ctrl #(
   always_ff @(posedge clk_i) begin
     if (!rst_ni) begin
       m_q <= '0; n_q <= '0; t_q <= '0; nkb_q <= '0; nrf_q <= '0; ncf_q <= '0;
-      rl_last_q <= '0; cl_last_q <= '0; fmt_q <= '0; out_fmt_q <= '0; b5_q <= '0;
+      rl_last_q <= '0; cl_last_q <= '0; fmt_q <= '0; fmt_b_q <= '0; out_fmt_q <= '0; b5_q <= '0;
       scaled_q <= 1'b0; sps_q <= '0;
       a_base_q <= '0; as_base_q <= '0; b_base_q <= '0; bs_base_q <= '0;
       busy_q <= 1'b0; done_q <= 1'b0; all_issued_q <= 1'b0; blocks_left_q <= '0;
@@ -195,7 +196,7 @@ module mx_array_ctrl #(
           rl_last_q <= m_i - ((m_i - 1'b1) / DW'(R)) * DW'(R);
           cl_last_q <= n_i - ((n_i - 1'b1) / DW'(C)) * DW'(C);
           blocks_left_q <= (2 * DW)'(nrf_in) * (2 * DW)'(n_i);
-          fmt_q <= fmt_i; out_fmt_q <= out_fmt_i; b5_q <= fp5_bias_i;
+          fmt_q <= fmt_i; fmt_b_q <= fmt_b_i; out_fmt_q <= out_fmt_i; b5_q <= fp5_bias_i;
           scaled_q <= scaled_i; sps_q <= sps_i;
           a_base_q <= a_base_i; as_base_q <= as_base_i; b_base_q <= b_base_i; bs_base_q <= bs_base_i;
           busy_q <= 1'b1; done_q <= 1'b0; all_issued_q <= 1'b0;
@@ -253,7 +254,7 @@ module mx_array_ctrl #(
   /* verilator lint_on UNUSEDSIGNAL */
 
   mx_array #(.R(R), .C(C), .LANES(LANES), .ALIGN_W(ALIGN_W), .FIFO_D(FIFO_D)) u_array (
-    .clk_i, .rst_ni, .fmt_i(fmt_q), .fp5_bias_i(b5_q),
+    .clk_i, .rst_ni, .fmt_i(fmt_q), .fmt_b_i(fmt_b_q), .fp5_bias_i(b5_q),
     .row_valid_i(iss_rowv_q), .col_valid_i(iss_colv_q),
     .first_i(iss_first_q), .last_i(iss_last_q),
     .a_codes_i(a_rdata_i), .a_scales_i(a_scales), .b_codes_i(b_rdata_i), .b_scales_i(b_scales),

@@ -6,7 +6,9 @@
 // when the result register is full and not taken, every register holds.
 // A transaction is one cycle group (LANES elements of A and B sharing one
 // scale pair); first_i starts an output from acc_i, last_i emits it.
-// fmt_i and fp5_bias_i are static configuration inputs.
+// fmt_i (A's element format), fmt_b_i (B's) and fp5_bias_i (of whichever
+// operand is MXSF) are static configuration inputs; BF16 mixes with nothing
+// (mx_pe_config_check), so use_scale follows fmt_i alone.
 module mx_pe
 #(
   parameter int LANES   = 8,
@@ -17,6 +19,7 @@ module mx_pe
   input  logic                        clk_i,
   input  logic                        rst_ni,
   input  logic [2:0]                  fmt_i,
+  input  logic [2:0]                  fmt_b_i,
   input  logic [4:0]                  fp5_bias_i,
   input  logic                        in_valid_i,
   output logic                        in_ready_o,
@@ -94,7 +97,7 @@ module mx_pe
     logic [mx_pkg::LSB_W-1:0] a_lsb, b_lsb;
     mx_decode u_dec_a (.code_i(a_codes_i[i*mx_pkg::CODE_W +: mx_pkg::CODE_W]), .fmt_i, .fp5_bias_i, .sign_o(a_sign), .sig_o(a_sig),
                        .lsb_o(a_lsb), .zero_o(a_zero), .nan_o(a_nan), .inf_o(a_inf), .mode_o(a_mode));
-    mx_decode u_dec_b (.code_i(b_codes_i[i*mx_pkg::CODE_W +: mx_pkg::CODE_W]), .fmt_i, .fp5_bias_i, .sign_o(b_sign), .sig_o(b_sig),
+    mx_decode u_dec_b (.code_i(b_codes_i[i*mx_pkg::CODE_W +: mx_pkg::CODE_W]), .fmt_i(fmt_b_i), .fp5_bias_i, .sign_o(b_sign), .sig_o(b_sig),
                        .lsb_o(b_lsb), .zero_o(b_zero), .nan_o(b_nan), .inf_o(b_inf), .mode_o(b_mode));
     mx_mul u_mul (.a_sign_i(a_sign), .a_sig_i(a_sig), .a_lsb_i(a_lsb), .a_zero_i(a_zero),
                   .a_nan_i(a_nan), .a_inf_i(a_inf), .a_mode_i(a_mode),

@@ -25,6 +25,6 @@ module mx_pe_area #(
   output logic [31:0]                      out_o
 );
   mx_pe #(.LANES(LANES), .ALIGN_W(ALIGN_W)) u_pe (
-    .clk_i, .rst_ni, .fmt_i(FMT), .fp5_bias_i(FP5_BIAS), .in_valid_i, .in_ready_o, .a_codes_i,
+    .clk_i, .rst_ni, .fmt_i(FMT), .fmt_b_i(FMT), .fp5_bias_i(FP5_BIAS), .in_valid_i, .in_ready_o, .a_codes_i,
     .b_codes_i, .a_scale_i, .b_scale_i, .first_i, .last_i, .acc_i, .out_valid_o, .out_ready_i, .out_o);
 endmodule

@@ -434,3 +434,19 @@ TEST(Trace, LlamaLayerMatchesPublishedFigures)
 }
 
 } // namespace
+
+// MX block format names (block-scaled operands) are accepted per row, besides
+// the per-tensor element names: the arch model resolves both.
+TEST(Trace, MxBlockFormatNamesPerRow)
+{
+    TempTrace f("name,M,N,K,phase,count,a_format,b_format\n"
+                "mix,4,5,16,fwd,1,mxfp8_e4m3,mxint8\n"
+                "mix2,4,5,16,fwd,1,mxfp8_e2m5,mxsf\n");
+    Loaded r = load(f.path());
+    ASSERT_EQ(r.rc, 0) << r.err;
+    ASSERT_EQ(r.t.n, 2u);
+    EXPECT_STREQ(r.t.gemms[0].a_format, "mxfp8_e4m3");
+    EXPECT_STREQ(r.t.gemms[0].b_format, "mxint8");
+    EXPECT_STREQ(r.t.gemms[1].a_format, "mxfp8_e2m5");
+    EXPECT_STREQ(r.t.gemms[1].b_format, "mxsf");
+}

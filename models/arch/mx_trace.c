@@ -6,6 +6,7 @@
  * Fields are plain (no quoting); blanks around a field are ignored.
  */
 #include "arch/mx_trace.h"
+#include "formats/mx_block.h"
 #include "formats/mx_format.h"
 
 #include <errno.h>
@@ -163,7 +164,8 @@ static int parse_positive(const trace_ctx *c, const char *col, const char *s, lo
     return 0;
 }
 
-/* Element format override: empty, a format-table name / eXmY, or mxsf_bN. */
+/* Element format override: empty, a format-table name / eXmY (per-tensor,
+ * unit scales), an MX block format name (mxfp8_e4m3, mxint8, ...), or mxsf_bN. */
 static int check_format(const trace_ctx *c, const char *col, const char *s, char *dst)
 {
     if (strlen(s) >= MX_TRACE_FORMAT_MAX)
@@ -171,7 +173,7 @@ static int check_format(const trace_ctx *c, const char *col, const char *s, char
                     strlen(s), MX_TRACE_FORMAT_MAX - 1, s);
     if (*s) {
         mx_format f;
-        int ok = mx_format_lookup(s, &f) == 0;
+        int ok = mx_format_lookup(s, &f) == 0 || mx_block_format_lookup(s, &f) == 0;
         if (!ok && strncmp(s, "mxsf_b", 6) == 0) {
             long long b;
             trace_ctx quiet = *c;

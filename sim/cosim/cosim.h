@@ -20,7 +20,8 @@ namespace cosim {
 
 struct Options {
     std::string unit;
-    mx_pe_fmt fmt = MX_PE_MXSF;
+    mx_pe_fmt fmt = MX_PE_MXSF;    // A's format (--format)
+    mx_pe_fmt fmt_b = MX_PE_MXSF;  // B's format (--format-b, default --format): mul, align, pe
     int lanes = 8;
     long vectors = 10000;
     bool exhaustive = false;

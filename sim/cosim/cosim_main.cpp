@@ -14,10 +14,11 @@ using namespace cosim;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mxsim cosim --unit {decode,mul,align,addtree,accum,requant,pe} --format F\n"
+            "usage: mxsim cosim --unit {decode,mul,align,addtree,accum,requant,pe} --format F [--format-b FB]\n"
             "                   [--lanes L] [--vectors N | --exhaustive] [--seed S] [--stall P]\n"
             "                   [--fst FILE] [--window C] [--fp5-bias B] [--fault]\n"
             "  F: mxsf e4m3 e5m2 e2m5 int8 bf16 (also mxfp8_e4m3, mxint8, ...)\n"
+            "  --format-b FB B operand's format (mul, align, pe; default F; bf16 mixes with nothing)\n"
             "  --exhaustive  every code (decode, all FP5 biases for mxsf) or every code pair (mul)\n"
             "  --stall P     probability of a valid/ready bubble per cycle (pe), default 0.2\n"
             "  --fst FILE    at a mismatch, replay and write the last C cycles (--window, 64) as FST\n"
@@ -43,7 +44,7 @@ static bool parse_long(const char *s, long *out)
 int main(int argc, char **argv)
 {
     Options o;
-    bool have_format = false;
+    bool have_format = false, have_format_b = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         auto need = [&](const char *) -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -57,6 +58,11 @@ int main(int argc, char **argv)
             if (!s) return bad_option("missing value for", a);
             if (mx_pe_fmt_parse(s, &o.fmt)) return bad_option("unknown --format", s);
             have_format = true;
+        } else if (!strcmp(a, "--format-b")) {
+            const char *s = need(a);
+            if (!s) return bad_option("missing value for", a);
+            if (mx_pe_fmt_parse(s, &o.fmt_b)) return bad_option("unknown --format-b", s);
+            have_format_b = true;
         } else if (!strcmp(a, "--fst")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.fst = s; }
         else if (!strcmp(a, "--lanes") || !strcmp(a, "--vectors") || !strcmp(a, "--seed") ||
                  !strcmp(a, "--window") || !strcmp(a, "--fp5-bias")) {
@@ -81,6 +87,13 @@ int main(int argc, char **argv)
     }
     if (o.unit.empty()) { usage(stderr); return bad_option("missing --unit", ""); }
     if (!have_format) return bad_option("missing --format for unit", o.unit.c_str());
+    if (!have_format_b) o.fmt_b = o.fmt;
+    if (o.fmt_b != o.fmt) {
+        if (o.unit != "mul" && o.unit != "align" && o.unit != "pe")
+            return bad_option("--format-b is for mul, align and pe, not", o.unit.c_str());
+        if (o.fmt == MX_PE_BF16 || o.fmt_b == MX_PE_BF16)
+            return bad_option("bf16 mixes with no other format:", mx_pe_fmt_name(o.fmt == MX_PE_BF16 ? o.fmt_b : o.fmt));
+    }
     Result (*run)(const Options &, const Trace &) = nullptr;
     if (o.unit == "decode") run = run_decode;
     else if (o.unit == "mul") run = run_mul;
@@ -105,7 +118,9 @@ int main(int argc, char **argv)
     auto t0 = std::chrono::steady_clock::now();
     Result r = run(o, Trace());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const char *fname = mx_pe_fmt_name(o.fmt);
+    const std::string fpair = o.fmt == o.fmt_b ? std::string(mx_pe_fmt_name(o.fmt))
+                                               : std::string(mx_pe_fmt_name(o.fmt)) + "x" + mx_pe_fmt_name(o.fmt_b);
+    const char *fname = fpair.c_str();
     if (r.ok) {
         char share[96] = "";
         if (r.rtl_share >= 0)

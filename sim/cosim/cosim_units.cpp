@@ -178,10 +178,10 @@ Result run_mul(const Options &o, const Trace &t)
     const long n = exh ? 65536 : o.vectors;
     for (long v = 0; v < n && r.ok; v++) {
         uint32_t a = exh ? (uint32_t)(v >> 8) : rand_code(o.fmt, &rng, true);
-        uint32_t b = exh ? (uint32_t)(v & 0xFF) : rand_code(o.fmt, &rng, true);
+        uint32_t b = exh ? (uint32_t)(v & 0xFF) : rand_code(o.fmt_b, &rng, true);
         mx_decode_out da, db;
         decode_c(o.fmt, o.fp5_bias, a, &da);
-        decode_c(o.fmt, o.fp5_bias, b, &db);
+        decode_c(o.fmt_b, o.fp5_bias, b, &db);
         s.m->a_sign_i = da.sign_o; s.m->a_sig_i = (uint8_t)da.sig_o; s.m->a_lsb_i = (uint16_t)(da.lsb_o & 0x1FF);
         s.m->a_zero_i = da.zero_o; s.m->a_nan_i = da.nan_o; s.m->a_inf_i = da.inf_o; s.m->a_mode_i = da.mode_o;
         s.m->b_sign_i = db.sign_o; s.m->b_sig_i = (uint8_t)db.sig_o; s.m->b_lsb_i = (uint16_t)(db.lsb_o & 0x1FF);
@@ -193,7 +193,9 @@ Result run_mul(const Options &o, const Trace &t)
         mx_mul_out c;
         mx_mul_comb(&mi, &c);
         chk.cycle = v;
-        chk.stim = [&] { return "a=" + hex(a) + " b=" + hex(b) + " (codes, " + mx_pe_fmt_name(o.fmt) + ")"; };
+        chk.stim = [&] {
+            return "a=" + hex(a) + " b=" + hex(b) + " (codes, " + mx_pe_fmt_name(o.fmt) + " x " + mx_pe_fmt_name(o.fmt_b) + ")";
+        };
         chk("sign_o", -1, (uint64_t)c.sign_o, s.m->sign_o, 1) ||
         chk("prod_o", -1, c.prod_o, s.m->prod_o, PROD_W) ||
         chk("exp_o", -1, (uint64_t)c.exp_o, s.m->exp_o, PEXP_W) ||
@@ -219,10 +221,10 @@ Result run_align(const Options &o, const Trace &t)
         std::memset(&in, 0, sizeof in);
         for (int i = 0; i < RTL_LANES; i++) {
             uint32_t a = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 64 == 0);
-            uint32_t b = rand_code(o.fmt, &rng, false);
+            uint32_t b = rand_code(o.fmt_b, &rng, false);
             mx_decode_out da, db;
             decode_c(o.fmt, o.fp5_bias, a, &da);
-            decode_c(o.fmt, o.fp5_bias, b, &db);
+            decode_c(o.fmt_b, o.fp5_bias, b, &db);
             mx_mul_in mi = {da.sign_o, da.sig_o, da.lsb_o, da.zero_o, da.nan_o, da.inf_o, da.mode_o,
                             db.sign_o, db.sig_o, db.lsb_o, db.zero_o, db.nan_o, db.inf_o, db.mode_o};
             mx_mul_out mo;
@@ -446,6 +448,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     Sim<M> s(t);
     mx_pe_config cfg;
     mx_pe_config_default(o.fmt, &cfg);
+    cfg.fmt_b = o.fmt_b;
     cfg.lanes = L;
     cfg.align_width = RTL_ALIGN_W;
     cfg.fp5_bias = o.fp5_bias;
@@ -457,6 +460,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     std::memset(&in, 0, sizeof in);
 
     s.m->fmt_i = (uint8_t)o.fmt;
+    s.m->fmt_b_i = (uint8_t)o.fmt_b;
     s.m->fp5_bias_i = (uint8_t)o.fp5_bias;
     s.m->rst_ni = 0;
     s.m->in_valid_i = 0;
@@ -506,7 +510,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
             cur.id = n_hist;
             for (int i = 0; i < L; i++) {
                 cur.a[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
-                cur.b[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
+                cur.b[i] = rand_code(o.fmt_b, &rng, mx_rng_next(&rng) % 500 == 0);
                 out_a.push_back(cur.a[i]); out_b.push_back(cur.b[i]);
             }
             cur.xa = bf16 ? 0 : xa; cur.xb = bf16 ? 0 : xb;

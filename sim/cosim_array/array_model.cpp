@@ -253,7 +253,7 @@ void array_ctrl_model::reset()
 {
     arr_.reset();
     t_ = nkb_ = nrf_ = ncf_ = rl_last_ = cl_last_ = blocks_left_ = 0;
-    fmt_ = out_fmt_ = b5_ = scaled_ = 0;
+    fmt_ = fmt_b_ = out_fmt_ = b5_ = scaled_ = 0;
     sps_ = 0;
     a_base_ = as_base_ = b_base_ = bs_base_ = 0;
     busy_ = done_ = all_issued_ = 0;
@@ -275,7 +275,7 @@ void array_ctrl_model::reset()
 void array_ctrl_model::sync_pe()
 {
     pe_.fmt = (mx_pe_fmt)fmt_;
-    pe_.fmt_b = pe_.fmt;
+    pe_.fmt_b = (mx_pe_fmt)fmt_b_;
     pe_.fp5_bias = b5_;
     pe_.block = L_ * (sps_ > 0 ? sps_ : 1);
     arr_.set_pe_config(pe_);
@@ -406,6 +406,7 @@ void array_ctrl_model::tick()
             cl_last_ = d.N - ((d.N - 1) / C_) * C_;
             blocks_left_ = nrf_ * d.N;
             fmt_ = d.fmt;
+            fmt_b_ = d.fmt_b;
             out_fmt_ = d.out_fmt;
             b5_ = d.fp5_bias;
             scaled_ = d.scaled;
@@ -463,6 +464,7 @@ void tile_pack(const mx_sc_job &j, int R, int C, int L, int fp5_bias, int out_fm
     d = tile_desc();
     d.M = (int)j.M; d.N = (int)j.N; d.K = (int)j.K;
     d.fmt = j.fmt;
+    d.fmt_b = j.fmt_b;
     d.fp5_bias = fp5_bias;
     d.scaled = j.scaled;
     d.sps = (int)sps;

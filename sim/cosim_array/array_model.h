@@ -79,7 +79,7 @@ constexpr long long TILE_FIELD_MAX = 0xFFFFFFFFLL;
 
 struct tile_desc {            /* the descriptor inputs of mx_array_ctrl */
     int M = 0, N = 0, K = 0;
-    int fmt = 0, fp5_bias = 8, scaled = 1, sps = 1, out_fmt = 0;
+    int fmt = 0, fmt_b = 0, fp5_bias = 8, scaled = 1, sps = 1, out_fmt = 0; /* fmt: A's, fmt_b: B's */
     unsigned a_base = 0, as_base = 0, b_base = 0, bs_base = 0;
 };
 
@@ -132,7 +132,7 @@ private:
     array_model arr_;
     /* descriptor registers */
     long long t_ = 0, nkb_ = 0, nrf_ = 0, ncf_ = 0, rl_last_ = 0, cl_last_ = 0, blocks_left_ = 0;
-    int fmt_ = 0, out_fmt_ = 0, b5_ = 0, scaled_ = 0, sps_ = 1;
+    int fmt_ = 0, fmt_b_ = 0, out_fmt_ = 0, b5_ = 0, scaled_ = 0, sps_ = 1;
     unsigned a_base_ = 0, as_base_ = 0, b_base_ = 0, bs_base_ = 0;
     int busy_ = 0, done_ = 0, all_issued_ = 0;
     /* sequencer */

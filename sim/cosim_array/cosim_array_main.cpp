@@ -153,13 +153,6 @@ int main(int argc, char **argv)
         mx_pe_fmt of;
         bool os;
         if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
-        /* rtl/mx_requant.sv models MXSF with fp5 bias 5..8 only (the b5 > 8 gap
-         * rounding is in C only): codes and scales are not compared otherwise */
-        if (out_fmt == MX_PE_MXSF && (cfg.mxsf_fp5_bias < 5 || cfg.mxsf_fp5_bias > 8)) {
-            printf("mxsim-cosim-array: note: format.mxsf_fp5_bias %d: the RTL re-quantizer covers 5..8; output codes "
-                   "and scales not compared\n", cfg.mxsf_fp5_bias);
-            out_fmt = -1;
-        }
     }
     int rc = 0;
     uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
@@ -169,19 +162,13 @@ int main(int argc, char **argv)
     for (int rep = 0; rep < repeat && rc == 0; rep++)
     for (size_t gi = 0; gi < tr.n && rc == 0; gi++) {
         const mx_gemm &g = tr.gemms[gi];
-        const char *an = g.a_format[0] ? g.a_format : cfg.a_format;
-        const char *bn = g.b_format[0] ? g.b_format : cfg.b_format;
         mx_sc_job j;
-        bool sa, sb;
-        mx_pe_fmt fa, fb;
-        if (mx_sc_fmt_from_name(an, &fa, &sa) || mx_sc_fmt_from_name(bn, &fb, &sb) || fa != fb || sa != sb) {
-            fprintf(stderr, "mxsim-cosim-array: %s:%d: formats '%s' x '%s': the PE takes one format for A and B "
-                            "(docs/SYSTEMC.md, Mixed operand formats)\n", tpath, g.line, an, bn);
+        const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
+        if (!fe.empty()) {
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, fe.c_str());
             rc = 2;
             break;
         }
-        j.M = g.M; j.N = g.N; j.K = g.K; j.fmt = fa; j.scaled = sa; j.phase = g.phase;
-        j.block = cfg.block_size; j.tile_rows = cfg.tile_rows; j.tile_cols = cfg.tile_cols;
         std::vector<float> af, bf;
         const char *from_files = "";
         std::string e = mx_sc_job_check(cfg, j);
@@ -398,8 +385,8 @@ int main(int argc, char **argv)
         total_cycles += cyc;
         all_cycles += cyc + 2; /* + reset */
         if (!quiet && rep == 0)
-            printf("%-10s %4lldx%-4lldx%-4lld %-5s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
-                   g.name, g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), folds.size(), compute, analytic, cyc, want,
+            printf("%-10s %4lldx%-4lldx%-4lld %-11s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
+                   g.name, g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), folds.size(), compute, analytic, cyc, want,
                    out_fmt >= 0 ? " + codes/scales" : "", from_files);
     }
     if (rc == 0) {

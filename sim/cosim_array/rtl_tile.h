@@ -47,6 +47,7 @@ inline void drive(Vmx_array_ctrl *t, const tile_cycle_in &in)
     t->n_i = (uint32_t)in.d.N;
     t->k_i = (uint32_t)in.d.K;
     t->fmt_i = (uint8_t)in.d.fmt;
+    t->fmt_b_i = (uint8_t)in.d.fmt_b;
     t->fp5_bias_i = (uint8_t)in.d.fp5_bias;
     t->scaled_i = (uint8_t)in.d.scaled;
     t->sps_i = (uint8_t)in.d.sps;

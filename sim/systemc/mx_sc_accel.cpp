@@ -153,11 +153,12 @@ void mx_sc_accel::worker()
         j.block = (int)(b & 0xFF);
         j.tile_rows = (int)((b >> 8) & 0xFF);
         j.tile_cols = (int)((b >> 16) & 0xFF);
-        if (fa >= MX_PE_NFMT || fb >= MX_PE_NFMT || fa != fb) {
-            fail(MX_SC_ERR_FORMAT, "FORMAT: A and B must name the same PE format (0..5)");
+        if (fa >= MX_PE_NFMT || fb >= MX_PE_NFMT || (fa != fb && (fa == MX_PE_BF16 || fb == MX_PE_BF16))) {
+            fail(MX_SC_ERR_FORMAT, "FORMAT: A and B fmt must be PE formats 0..5; BF16 (5) mixes with no other");
             continue;
         }
         j.fmt = (mx_pe_fmt)fa;
+        j.fmt_b = (mx_pe_fmt)fb;
         if (f & MX_SC_FORMAT_RQ) {
             const unsigned fo = (f >> 8) & 0xF;
             if (fo >= MX_PE_BF16) { fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be 0..4 (the re-quantizer has no BF16)"); continue; }

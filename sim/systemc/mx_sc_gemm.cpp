@@ -53,15 +53,46 @@ int mx_sc_k_per_scale(const mx_sc_job &j)
     return j.block;
 }
 
+std::string mx_sc_job_from_gemm(const mx_arch_config &c, const mx_gemm &g, mx_sc_job &j)
+{
+    const char *an = g.a_format[0] ? g.a_format : c.a_format;
+    const char *bn = g.b_format[0] ? g.b_format : c.b_format;
+    mx_pe_fmt fa, fb;
+    bool sa, sb;
+    if (mx_sc_fmt_from_name(an, &fa, &sa) != 0 || mx_sc_fmt_from_name(bn, &fb, &sb) != 0 || sa != sb ||
+        (fa != fb && (fa == MX_PE_BF16 || fb == MX_PE_BF16)))
+        return std::string("formats '") + an + "' x '" + bn +
+               "': the accelerator's PE takes A and B both with block scales (mxsf, mxfp8_e4m3, mxfp8_e5m2, "
+               "mxfp8_e2m5, mxint8) or both without (fp8_e4m3, fp8_e5m2, fp8_e2m5, int8), or bf16 x bf16";
+    j.M = g.M;
+    j.N = g.N;
+    j.K = g.K;
+    j.fmt = fa;
+    j.fmt_b = fb;
+    j.scaled = sa;
+    j.phase = g.phase;
+    j.block = c.block_size;
+    j.tile_rows = c.tile_rows;
+    j.tile_cols = c.tile_cols;
+    return "";
+}
+
+std::string mx_sc_fmt_pair(const mx_sc_job &j)
+{
+    return j.fmt == j.fmt_b ? std::string(mx_pe_fmt_name(j.fmt))
+                            : std::string(mx_pe_fmt_name(j.fmt)) + " x " + mx_pe_fmt_name(j.fmt_b);
+}
+
 std::string mx_sc_job_check(const mx_arch_config &c, const mx_sc_job &j)
 {
     if (j.M < 1 || j.N < 1 || j.K < 1) return "M, N and K must be at least 1";
     if (j.M > (1 << 20) || j.N > (1 << 20) || j.K > (1 << 20) || j.M * j.N > (1LL << 28) ||
         j.M * j.K > (1LL << 28) || j.K * j.N > (1LL << 28))
         return "GEMM too large for the platform (M, N, K <= 2^20, operands <= 2^28 elements)";
-    if ((unsigned)j.fmt >= MX_PE_NFMT) return "unknown element format code";
+    if ((unsigned)j.fmt >= MX_PE_NFMT || (unsigned)j.fmt_b >= MX_PE_NFMT) return "unknown element format code";
+    if (j.fmt != j.fmt_b && (j.fmt == MX_PE_BF16 || j.fmt_b == MX_PE_BF16)) return "BF16 mixes with no other format";
     if (j.fmt == MX_PE_BF16 && j.scaled) return "BF16 has no block scales";
-    if (j.fmt == MX_PE_MXSF && !j.scaled) return "MXSF needs block scales";
+    if ((j.fmt == MX_PE_MXSF || j.fmt_b == MX_PE_MXSF) && !j.scaled) return "MXSF needs block scales";
     if (j.scaled) {
         if (j.tile_rows > 0) {
             if (j.tile_rows != j.tile_cols)
@@ -79,6 +110,7 @@ mx_pe_config mx_sc_pe_config(const mx_arch_config &c, const mx_sc_job &j)
 {
     mx_pe_config p;
     mx_pe_config_default(j.fmt, &p);
+    p.fmt_b = j.fmt_b;
     p.lanes = c.lanes;
     /* unscaled formats: unit scales, one per lane group */
     p.block = j.scaled ? mx_sc_k_per_scale(j) : c.lanes;
@@ -91,8 +123,10 @@ std::string mx_sc_quantize(const mx_arch_config &c, const float *a, const float 
 {
     std::string e = mx_sc_job_check(c, j);
     if (!e.empty()) return e;
-    mx_operand_fmt of;
-    if (mx_operand_fmt_resolve(&c, mx_sc_fmt_arch_name(j.fmt, j.scaled), &of) != 0) return "cannot resolve format";
+    mx_operand_fmt of, ofb;
+    if (mx_operand_fmt_resolve(&c, mx_sc_fmt_arch_name(j.fmt, j.scaled), &of) != 0 ||
+        mx_operand_fmt_resolve(&c, mx_sc_fmt_arch_name(j.fmt_b, j.scaled), &ofb) != 0)
+        return "cannot resolve format";
     j.a_codes.assign((size_t)(j.M * j.K), 0);
     j.b_codes.assign((size_t)(j.K * j.N), 0);
     j.a_scales.assign(mx_sc_a_scale_count(j), 0);
@@ -100,7 +134,7 @@ std::string mx_sc_quantize(const mx_arch_config &c, const float *a, const float 
     mx_encode_opts enc = {c.round, MX_OVERFLOW_SATURATE, nullptr};
     if (!j.scaled) {
         for (size_t i = 0; i < j.a_codes.size(); i++) j.a_codes[i] = (uint16_t)mx_encode(&of.elem, a[i], &enc, nullptr);
-        for (size_t i = 0; i < j.b_codes.size(); i++) j.b_codes[i] = (uint16_t)mx_encode(&of.elem, b[i], &enc, nullptr);
+        for (size_t i = 0; i < j.b_codes.size(); i++) j.b_codes[i] = (uint16_t)mx_encode(&ofb.elem, b[i], &enc, nullptr);
         return "";
     }
     char err[256];
@@ -116,7 +150,8 @@ std::string mx_sc_quantize(const mx_arch_config &c, const float *a, const float 
     s.axis = -1; /* A: blocks along K = its last axis */
     if (mx_block_quantize(&s, &sa, a, j.a_codes.data(), j.a_scales.data(), nullptr, err, sizeof err) != 0)
         return err;
-    s.axis = 0;  /* B: blocks along K = its first axis */
+    s.axis = 0;  /* B: blocks along K = its first axis, in B's format */
+    s.elem = ofb.elem;
     if (mx_block_quantize(&s, &sb, b, j.b_codes.data(), j.b_scales.data(), nullptr, err, sizeof err) != 0)
         return err;
     return "";
@@ -172,7 +207,7 @@ std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &
     g.count = 1;
     g.phase = j.phase;
     snprintf(g.a_format, sizeof g.a_format, "%s", mx_sc_fmt_arch_name(j.fmt, j.scaled));
-    snprintf(g.b_format, sizeof g.b_format, "%s", mx_sc_fmt_arch_name(j.fmt, j.scaled));
+    snprintf(g.b_format, sizeof g.b_format, "%s", mx_sc_fmt_arch_name(j.fmt_b, j.scaled));
     char err[512];
     if (mx_arch_gemm_timing(&cc, &g, &s, err, sizeof err) != 0) return err;
     return "";

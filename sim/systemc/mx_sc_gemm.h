@@ -19,8 +19,9 @@ extern "C" {
 
 struct mx_sc_job {
     long long M = 0, N = 0, K = 0;
-    mx_pe_fmt fmt = MX_PE_MXSF;   /* A and B element format (the PE has one)       */
-    bool scaled = true;           /* E8M0 block scales (MX); false: unit scales     */
+    mx_pe_fmt fmt = MX_PE_MXSF;   /* A's element format                             */
+    mx_pe_fmt fmt_b = MX_PE_MXSF; /* B's element format (BF16 mixes with nothing)   */
+    bool scaled = true;           /* E8M0 block scales (MX) for both; false: unit scales */
     mx_phase phase = MX_PHASE_FWD;
     int block = 32;               /* 1-D block along K (tile_rows == 0)            */
     int tile_rows = 0, tile_cols = 0;
@@ -46,6 +47,15 @@ size_t mx_sc_b_scale_count(const mx_sc_job &j);
 
 /* Elements of K per scale as the PE sees them (A and B must agree). */
 int mx_sc_k_per_scale(const mx_sc_job &j);
+
+/* A job's descriptor (shape, formats, phase, block shape; no operands) from a
+ * trace row: A and B formats from the row or the config, both with block
+ * scales (mxsf, mxfp8_*, mxint8) or both without (fp8_*, int8; bf16 only
+ * with bf16).  "" or what is wrong with the formats. */
+std::string mx_sc_job_from_gemm(const mx_arch_config &c, const mx_gemm &g, mx_sc_job &j);
+
+/* "mxsf", or "mxsf x e4m3" when B's format differs (for reports). */
+std::string mx_sc_fmt_pair(const mx_sc_job &j);
 
 /* Checks shape, block shape and lanes against the config.  "" if fine. */
 std::string mx_sc_job_check(const mx_arch_config &c, const mx_sc_job &j);

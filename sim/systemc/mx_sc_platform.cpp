@@ -104,7 +104,7 @@ void mx_sc_platform::cpu_thread()
         wr(MX_SC_REG_M, (uint32_t)j.M);
         wr(MX_SC_REG_N, (uint32_t)j.N);
         wr(MX_SC_REG_K, (uint32_t)j.K);
-        wr(MX_SC_REG_FORMAT, (uint32_t)j.fmt | (uint32_t)j.fmt << 4 | ((uint32_t)j.phase & 3) << 12 |
+        wr(MX_SC_REG_FORMAT, (uint32_t)j.fmt | (uint32_t)j.fmt_b << 4 | ((uint32_t)j.phase & 3) << 12 |
                                   (uint32_t)!j.scaled << 14 |
                                   (j.out_fmt >= 0 ? ((uint32_t)j.out_fmt & 0xF) << 8 | MX_SC_FORMAT_RQ : 0u));
         wr(MX_SC_REG_BLOCK, (uint32_t)(j.block & 0xFF) | (uint32_t)(j.tile_rows & 0xFF) << 8 |

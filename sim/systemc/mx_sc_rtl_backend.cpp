@@ -100,7 +100,7 @@ template <class P> using port_data_t = typename std::remove_reference<P>::type::
 
 /* The ports of rtl/mx_array_ctrl.sv besides clk_i. */
 #define MX_CTRL_INPUTS(X)                                                                                        \
-    X(rst_ni) X(start_i) X(m_i) X(n_i) X(k_i) X(fmt_i) X(fp5_bias_i) X(scaled_i) X(sps_i) X(out_fmt_i)           \
+    X(rst_ni) X(start_i) X(m_i) X(n_i) X(k_i) X(fmt_i) X(fmt_b_i) X(fp5_bias_i) X(scaled_i) X(sps_i) X(out_fmt_i)           \
     X(a_base_i) X(as_base_i) X(b_base_i) X(bs_base_i) X(a_rdata_i) X(as_rdata_i) X(b_rdata_i) X(bs_rdata_i)     \
     X(blk_ready_i)
 #define MX_CTRL_OUTPUTS(X)                                                                                       \
@@ -211,6 +211,7 @@ private:
         write_u(n_i_, (uint64_t)in.d.N);
         write_u(k_i_, (uint64_t)in.d.K);
         write_u(fmt_i_, (uint64_t)in.d.fmt);
+        write_u(fmt_b_i_, (uint64_t)in.d.fmt_b);
         write_u(fp5_bias_i_, (uint64_t)in.d.fp5_bias);
         write_u(scaled_i_, (uint64_t)in.d.scaled);
         write_u(sps_i_, (uint64_t)in.d.sps);
@@ -301,10 +302,6 @@ public:
     std::string run(const mx_arch_config &cfg, const mx_sc_job &j, std::vector<uint32_t> &out,
                     std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats) override
     {
-        /* rtl/mx_requant.sv models MXSF with fp5 bias 5..8 only */
-        if (j.out_fmt == MX_PE_MXSF && (cfg.mxsf_fp5_bias < 5 || cfg.mxsf_fp5_bias > 8))
-            return "the RTL re-quantizer covers MXSF fp5 bias 5..8 (format.mxsf_fp5_bias " +
-                   std::to_string(cfg.mxsf_fp5_bias) + ")";
         if (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L)
             return "M, N, K must fit the controller's 32-bit descriptor fields";
         if (j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) return "block K extent / lanes must fit 8 bits";

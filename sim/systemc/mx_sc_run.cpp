@@ -13,28 +13,11 @@ std::string mx_sc_build_jobs(const mx_arch_config &cfg, const mx_trace &tr, cons
     jobs.clear();
     for (size_t i = 0; i < tr.n; i++) {
         const mx_gemm &g = tr.gemms[i];
-        const char *an = g.a_format[0] ? g.a_format : cfg.a_format;
-        const char *bn = g.b_format[0] ? g.b_format : cfg.b_format;
         char pre[MX_ARCH_PATH_MAX + 32];
         snprintf(pre, sizeof pre, "%s:%d: ", trace_path, g.line);
-        mx_pe_fmt fa, fb;
-        bool sa, sb;
-        if (mx_sc_fmt_from_name(an, &fa, &sa) != 0 || mx_sc_fmt_from_name(bn, &fb, &sb) != 0 || fa != fb ||
-            sa != sb)
-            return std::string(pre) + "formats '" + an + "' x '" + bn +
-                   "': the accelerator's PE takes one format for A and B, one of mxsf, mxfp8_e4m3, "
-                   "mxfp8_e5m2, mxfp8_e2m5, mxint8 (block scales), fp8_e4m3, fp8_e5m2, fp8_e2m5, "
-                   "int8 (unit scales), bf16";
         mx_sc_job j;
-        j.M = g.M;
-        j.N = g.N;
-        j.K = g.K;
-        j.fmt = fa;
-        j.scaled = sa;
-        j.phase = g.phase;
-        j.block = cfg.block_size;
-        j.tile_rows = cfg.tile_rows;
-        j.tile_cols = cfg.tile_cols;
+        std::string fe = mx_sc_job_from_gemm(cfg, g, j);
+        if (!fe.empty()) return std::string(pre) + fe;
         std::vector<float> a, b;
         std::string e = mx_sc_job_check(cfg, j);
         if (e.empty()) {

@@ -198,8 +198,8 @@ int sc_main(int argc, char **argv)
                     break;
                 }
         }
-        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-5s cycles %8lld  %zu outputs%s, %zu %s codes + %zu scales\n", g.name,
-               mx_phase_name(g.phase), g.M, g.N, g.K, mx_pe_fmt_name(j.fmt), ts.cycles, ref.size(),
+        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-11s cycles %8lld  %zu outputs%s, %zu %s codes + %zu scales\n", g.name,
+               mx_phase_name(g.phase), g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), ts.cycles, ref.size(),
                have_func ? " (+functional)" : "", rq_codes.size(), mx_pe_fmt_name((mx_pe_fmt)j.out_fmt), rq_scales.size());
     }
     if (func_checked == 0)

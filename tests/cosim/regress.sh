@@ -21,6 +21,10 @@ for f in mxsf e4m3 e5m2 int8 e2m5; do
   run --unit mul --format $f --exhaustive
 done
 run --unit decode --format bf16 --exhaustive
+# mixed operand formats (A --format, B --format-b): every code pair
+for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf; do
+  run --unit mul --format ${p%:*} --format-b ${p#*:} --exhaustive
+done
 # random unit vectors
 for f in mxsf e4m3 e5m2 e2m5 int8 bf16; do
   run --unit align --format $f --vectors $UNIT_VECTORS --seed 11
@@ -41,6 +45,10 @@ done
 run --unit pe --format mxsf --fp5-bias 11 --vectors 20000 --stall 0.5 --seed 22
 for f in mxsf bf16; do
   run --unit pe --format $f --lanes 4 --vectors 50000 --stall 0.3 --seed 23
+done
+for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf; do
+  run --unit pe --format ${p%:*} --format-b ${p#*:} --vectors 30000 --stall 0.2 --seed 24
+  run --unit align --format ${p%:*} --format-b ${p#*:} --vectors 20000 --seed 25
 done
 
 # Self-test: the fault-injected RTL (+define+MX_FAULT_ALIGN) must be caught,
