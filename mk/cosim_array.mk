@@ -69,7 +69,8 @@ lint-array:
 lint:: lint-array
 
 # MXSF (8x8 tiles) and BF16, ragged shapes and a 100-shape sweep, mixed A/B
-# formats with FP5 bias 12, with and without output back-pressure, and a fault injected in PE (2, 1) that must be caught there.
+# formats with FP5 bias 12 and fold-tile re-quantization, with and without
+# output back-pressure, and a fault injected in PE (2, 1) that must be caught there.
 cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 4 --backpressure 0.5 --quiet
@@ -77,9 +78,11 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_bf16.yaml -t tests/systemc/sc_small_bf16.csv --seed 6 --backpressure 0.7 --quiet
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/array_sweep.csv --seed 8 --quiet
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/array_sweep.csv --seed 9 --backpressure 0.6 --quiet
-	@# mixed A/B formats, MXSF FP5 bias 12 (PEs and re-quantizer)
+	@# mixed A/B formats, MXSF FP5 bias 12 (PEs and re-quantizer), tile re-quantization (rqu.block: tile)
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf_b12.yaml -t tests/systemc/sc_mixed.csv --seed 11
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf_b12.yaml -t tests/systemc/sc_mixed.csv --seed 12 --backpressure 0.5 --quiet
+	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf_b12.yaml -t tests/systemc/array_sweep.csv --seed 13 --quiet
+	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf_b12.yaml -t tests/systemc/array_sweep.csv --seed 14 --backpressure 0.6 --quiet
 	@set +e; $(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --fault 2,1 --quiet \
 	  2>$(CA_DIR)/fault.log; st=$$?; set -e; cat $(CA_DIR)/fault.log; \
 	  if [ $$st -ne 1 ] || ! grep -q "PE row 2 column 1" $(CA_DIR)/fault.log; then \

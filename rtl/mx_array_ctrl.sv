@@ -28,8 +28,14 @@
 // the SRAM data.
 //
 // Output: per column, a block = one fold's column (r results, rows 0..r-1,
-// rows >= r read as +0) with its FP32 values, the element codes and the E8M0
-// scale of mx_requant (a 1-D block of r outputs along M); valid/ready.
+// rows >= r read as +0) with its FP32 values, the element codes and an E8M0
+// scale; valid/ready.  rq_tile_i selects the re-quantization block:
+//   0  column blocks: each column's r outputs along M have their own scale
+//      (mx_requant per column, N = R); columns transfer independently;
+//   1  fold tiles: the r x c outputs of a fold share one scale (one
+//      mx_requant over the tile, N = R * C, the tile-based RQU of SPEC §3);
+//      the fold's c columns are valid together and transfer together, in the
+//      cycle when all c have blk_ready_i (the columns act as one port).
 module mx_array_ctrl #(
   parameter int R       = 4,
   parameter int C       = 4,
@@ -62,6 +68,7 @@ module mx_array_ctrl #(
   input  logic                scaled_i,
   input  logic [7:0]          sps_i,
   input  logic [2:0]          out_fmt_i,
+  input  logic                rq_tile_i,
   input  logic [AW-1:0]       a_base_i,
   input  logic [AW-1:0]       as_base_i,
   input  logic [AW-1:0]       b_base_i,
@@ -91,7 +98,7 @@ module mx_array_ctrl #(
   logic [DW-1:0] m_q, n_q, t_q, nkb_q, nrf_q, ncf_q, rl_last_q, cl_last_q;
   logic [2:0]    fmt_q, fmt_b_q, out_fmt_q;
   logic [4:0]    b5_q;
-  logic          scaled_q;
+  logic          scaled_q, rq_tile_q;
   logic [7:0]    sps_q;
   logic [AW-1:0] a_base_q, as_base_q, b_base_q, bs_base_q;
   logic          busy_q, done_q, all_issued_q;
@@ -166,7 +173,7 @@ module mx_array_ctrl #(
     if (!rst_ni) begin
       m_q <= '0; n_q <= '0; t_q <= '0; nkb_q <= '0; nrf_q <= '0; ncf_q <= '0;
       rl_last_q <= '0; cl_last_q <= '0; fmt_q <= '0; fmt_b_q <= '0; out_fmt_q <= '0; b5_q <= '0;
-      scaled_q <= 1'b0; sps_q <= '0;
+      scaled_q <= 1'b0; rq_tile_q <= 1'b0; sps_q <= '0;
       a_base_q <= '0; as_base_q <= '0; b_base_q <= '0; bs_base_q <= '0;
       busy_q <= 1'b0; done_q <= 1'b0; all_issued_q <= 1'b0; blocks_left_q <= '0;
       rf_q <= '0; cf_q <= '0; step_q <= '0; q_q <= '0; sc_cnt_q <= '0;
@@ -197,7 +204,7 @@ module mx_array_ctrl #(
           cl_last_q <= n_i - ((n_i - 1'b1) / DW'(C)) * DW'(C);
           blocks_left_q <= (2 * DW)'(nrf_in) * (2 * DW)'(n_i);
           fmt_q <= fmt_i; fmt_b_q <= fmt_b_i; out_fmt_q <= out_fmt_i; b5_q <= fp5_bias_i;
-          scaled_q <= scaled_i; sps_q <= sps_i;
+          scaled_q <= scaled_i; rq_tile_q <= rq_tile_i; sps_q <= sps_i;
           a_base_q <= a_base_i; as_base_q <= as_base_i; b_base_q <= b_base_i; bs_base_q <= bs_base_i;
           busy_q <= 1'b1; done_q <= 1'b0; all_issued_q <= 1'b0;
           rf_q <= '0; cf_q <= '0; step_q <= '0; q_q <= '0; sc_cnt_q <= '0;
@@ -262,6 +269,33 @@ module mx_array_ctrl #(
     .free_o(free), .take_o(take), .pe_done_o, .overrun_o);
 
   // ---- output stage: per column, collect one fold's column, re-quantize ----
+  // Tile mode: the fold whose outputs are being collected (orf_q, ocf_q) and
+  // its active columns (ocl); a tile leaves when all of them are full and ready.
+  logic [DW-1:0]   orf_q, ocf_q, ocl;
+  logic [C-1:0]    col_full, ocl_mask, tile_emit_c;
+  logic            tile_full, tile_emit;
+  logic [R*C*32-1:0] tile_vals;
+  logic [R*C*8-1:0]  tile_codes;
+  logic [7:0]        tile_scale;
+  assign ocl = (ocf_q == ncf_q - 1'b1) ? cl_last_q : DW'(C);
+  always_comb begin
+    for (int c = 0; c < C; c++) ocl_mask[c] = DW'(c) < ocl;
+  end
+  assign tile_full = rq_tile_q && ((col_full & ocl_mask) == ocl_mask);
+  assign tile_emit = tile_full && ((blk_ready_i & ocl_mask) == ocl_mask);
+  assign tile_emit_c = tile_emit ? ocl_mask : '0;
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni || (!busy_q && start_i)) begin
+      orf_q <= '0;
+      ocf_q <= '0;
+    end else if (tile_emit) begin
+      if (orf_q == nrf_q - 1'b1) begin
+        orf_q <= '0;
+        ocf_q <= ocf_q + 1'b1;
+      end else orf_q <= orf_q + 1'b1;
+    end
+  end
+
   for (genvar c = 0; c < C; c++) begin : g_out
     logic [31:0]   vals_q [R];
     logic          full_q;
@@ -269,11 +303,14 @@ module mx_array_ctrl #(
     logic [RW-1:0] row;
     logic          emit;
     logic [R*32-1:0] masked;
+    logic [R*8-1:0]  col_codes;
+    logic [7:0]      col_scale;
     assign row = arr_row[c*RW +: RW];
     assign rl_blk = (crf_q == nrf_q - 1'b1) ? rl_last_q : DW'(R);
-    assign emit = full_q && blk_ready_i[c];
-    assign arr_ready[c] = !full_q || blk_ready_i[c];
+    assign emit = rq_tile_q ? tile_emit_c[c] : (full_q && blk_ready_i[c]);
+    assign arr_ready[c] = !full_q || emit;
     assign blk_pop[c] = emit;
+    assign col_full[c] = full_q;
     always_ff @(posedge clk_i) begin
       if (!rst_ni || (!busy_q && start_i)) begin
         full_q <= 1'b0;
@@ -294,13 +331,24 @@ module mx_array_ctrl #(
     for (genvar r = 0; r < R; r++) begin : g_mask
       assign masked[r*32 +: 32] = (DW'(r) < blk_rl_q) ? vals_q[r] : 32'd0;
     end
+    // columns outside the fold hold stale values: +0 in the tile
+    assign tile_vals[c*R*32 +: R*32] = ocl_mask[c] ? masked : '0;
     /* verilator lint_off UNUSEDSIGNAL */
     logic [31:0] unused_amax;
     /* verilator lint_on UNUSEDSIGNAL */
     mx_requant #(.N(R)) u_rq (
       .fmt_i(out_fmt_q), .fp5_bias_i(b5_q), .vals_i(masked),
-      .scale_o(blk_scales_o[c*8 +: 8]), .amax_o(unused_amax), .codes_o(blk_codes_o[c*R*8 +: R*8]));
-    assign blk_valid_o[c] = full_q;
+      .scale_o(col_scale), .amax_o(unused_amax), .codes_o(col_codes));
+    assign blk_valid_o[c] = rq_tile_q ? (tile_full && ocl_mask[c]) : full_q;
     assign blk_vals_o[c*R*32 +: R*32] = masked;
+    assign blk_codes_o[c*R*8 +: R*8] = rq_tile_q ? tile_codes[c*R*8 +: R*8] : col_codes;
+    assign blk_scales_o[c*8 +: 8] = rq_tile_q ? tile_scale : col_scale;
   end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  logic [31:0] unused_tile_amax;
+  /* verilator lint_on UNUSEDSIGNAL */
+  mx_requant #(.N(R * C)) u_rq_tile (
+    .fmt_i(out_fmt_q), .fp5_bias_i(b5_q), .vals_i(tile_vals),
+    .scale_o(tile_scale), .amax_o(unused_tile_amax), .codes_o(tile_codes));
 endmodule

@@ -165,6 +165,12 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
     };
     t["memory.ideal"] = [=](const YAML::Node &n, const std::string &k) { c->ideal_memory = get_bool(f, n, k); };
     t["rqu.elements_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->rqu_elements_per_cycle = (int)get_int(f, n, k, 1, 65536); };
+    t["rqu.block"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string v = scalar(f, n, k);
+        if (v == "column") c->rqu_tile = 0;
+        else if (v == "tile") c->rqu_tile = 1;
+        else bad(f, n, k, "must be column or tile, got '%s'", v.c_str());
+    };
     t["training.requant"] = [=](const YAML::Node &n, const std::string &k) { c->train_requant = get_bool(f, n, k); };
     t["functional.max_macs"] = [=](const YAML::Node &n, const std::string &k) { c->functional_max_macs = get_int(f, n, k, 1, 1LL << 50); };
     t["energy.table"] = [=](const YAML::Node &n, const std::string &k) { get_str(f, n, k, c->energy_table, sizeof c->energy_table); };

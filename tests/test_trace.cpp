@@ -449,4 +449,5 @@ TEST(Trace, MxBlockFormatNamesPerRow)
     EXPECT_STREQ(r.t.gemms[0].b_format, "mxint8");
     EXPECT_STREQ(r.t.gemms[1].a_format, "mxfp8_e2m5");
     EXPECT_STREQ(r.t.gemms[1].b_format, "mxsf");
+    mx_trace_free(&r.t);
 }

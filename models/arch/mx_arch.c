@@ -94,6 +94,7 @@ void mx_arch_config_default(mx_arch_config *c)
     c->dram_latency = 100;
     c->ideal_memory = 0;
     c->rqu_elements_per_cycle = 32;
+    c->rqu_tile = 0;
     c->clock_ghz = 1.0;
     c->train_requant = 1;
     c->functional_max_macs = 1LL << 24;

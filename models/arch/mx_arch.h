@@ -60,6 +60,7 @@ typedef struct {
     int ideal_memory;          /* 1: no DRAM/SRAM stalls (SCALE-Sim CALC mode)    */
     int tiling_min_traffic;    /* tiler objective: 0 time first, 1 least DRAM traffic */
     int rqu_elements_per_cycle;
+    int rqu_tile;              /* RQU output block: 1 the R x C fold tile, 0 R outputs of a column (rqu.block) */
     double clock_ghz;
     int train_requant;         /* 1: account second quantized copies in training  */
     /* functional mode */

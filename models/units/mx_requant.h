@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MX_REQUANT_MAX_N 256
+#define MX_REQUANT_MAX_N 1024  /* a 32 x 32 fold tile (rtl/mx_array_ctrl.sv rq_tile_i) */
 
 typedef struct {
     int      fmt_i;       /* mx_pe_fmt, not BF16 */

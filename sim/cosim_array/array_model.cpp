@@ -231,7 +231,7 @@ void tile_sram_respond(const tile_sram &sram, const tile_cycle_out &o, tile_cycl
 
 /* ---- array_ctrl_model: twin of rtl/mx_array_ctrl.sv -------------------------- */
 
-static const long long SAT = (1LL << 17) - 1; /* DW + 1 = 17-bit saturating counters */
+static const long long SAT = (1LL << 33) - 1; /* DW + 1 = 33-bit saturating counters */
 
 static mx_pe_config pe_for(int L, int align_width)
 {
@@ -253,7 +253,9 @@ void array_ctrl_model::reset()
 {
     arr_.reset();
     t_ = nkb_ = nrf_ = ncf_ = rl_last_ = cl_last_ = blocks_left_ = 0;
-    fmt_ = fmt_b_ = out_fmt_ = b5_ = scaled_ = 0;
+    fmt_ = fmt_b_ = out_fmt_ = b5_ = scaled_ = rq_tile_ = 0;
+    orf_ = ocf_ = 0;
+    tile_emit_ = 0;
     sps_ = 0;
     a_base_ = as_base_ = b_base_ = bs_base_ = 0;
     busy_ = done_ = all_issued_ = 0;
@@ -298,9 +300,17 @@ void array_ctrl_model::comb(const tile_cycle_in &in, tile_cycle_out &o)
     ai.b_scales = scaled_ ? in.bs_rdata : std::vector<uint8_t>((size_t)C_, 127);
     arr_ready_.assign((size_t)C_, 0);
     emit_.assign((size_t)C_, 0);
+    /* tile mode: the fold being collected leaves when its ocl columns are all full and ready */
+    const long long ocl = ocf_ == ncf_ - 1 ? cl_last_ : C_;
+    int tile_full = rq_tile_, tile_ready = 1;
+    for (int c = 0; c < C_ && c < ocl; c++) {
+        tile_full = tile_full && full_[(size_t)c];
+        tile_ready = tile_ready && in.blk_ready[(size_t)c];
+    }
+    tile_emit_ = tile_full && tile_ready;
     for (int c = 0; c < C_; c++) {
-        arr_ready_[(size_t)c] = !full_[(size_t)c] || in.blk_ready[(size_t)c];
-        emit_[(size_t)c] = full_[(size_t)c] && in.blk_ready[(size_t)c];
+        emit_[(size_t)c] = rq_tile_ ? tile_emit_ && c < ocl : full_[(size_t)c] && in.blk_ready[(size_t)c];
+        arr_ready_[(size_t)c] = !full_[(size_t)c] || emit_[(size_t)c];
     }
     arr_.comb(ai, arr_ready_, ao_);
 
@@ -339,7 +349,7 @@ void array_ctrl_model::comb(const tile_cycle_in &in, tile_cycle_out &o)
     rq.fmt_i = out_fmt_;
     rq.fp5_bias_i = b5_;
     for (int c = 0; c < C_; c++) {
-        o.blk_valid[(size_t)c] = full_[(size_t)c];
+        o.blk_valid[(size_t)c] = rq_tile_ ? tile_full && c < ocl : full_[(size_t)c];
         for (int r = 0; r < R_; r++) {
             const uint32_t v = r < blk_rl_[(size_t)c] ? vals_[(size_t)c][(size_t)r] : 0u;
             o.vals[(size_t)(c * R_ + r)] = v;
@@ -351,6 +361,14 @@ void array_ctrl_model::comb(const tile_cycle_in &in, tile_cycle_out &o)
         for (int r = 0; r < R_; r++) o.codes[(size_t)(c * R_ + r)] = rqo.codes_o[r];
         o.scales[(size_t)c] = rqo.scale_o;
     }
+    if (rq_tile_) {
+        /* one re-quantizer over the R x C tile; columns outside the fold are +0 */
+        for (int c = 0; c < C_; c++)
+            for (int r = 0; r < R_; r++) rq.vals_i[c * R_ + r] = c < ocl ? o.vals[(size_t)(c * R_ + r)] : 0u;
+        mx_requant_comb(R_ * C_, &rq, &rqo);
+        for (int i = 0; i < R_ * C_; i++) o.codes[(size_t)i] = rqo.codes_o[i];
+        std::fill(o.scales.begin(), o.scales.end(), rqo.scale_o);
+    }
 }
 
 void array_ctrl_model::tick()
@@ -360,6 +378,12 @@ void array_ctrl_model::tick()
     const int go = go_;
     /* output stage (uses this cycle's array outputs and registers) */
     int n_pop = 0;
+    if (!busy_ && in.start) {
+        orf_ = ocf_ = 0;
+    } else if (tile_emit_) {
+        if (orf_ == nrf_ - 1) { orf_ = 0; ocf_++; }
+        else orf_++;
+    }
     for (int c = 0; c < C_; c++) {
         const size_t cc = (size_t)c;
         if (emit_[cc]) n_pop++;
@@ -410,6 +434,7 @@ void array_ctrl_model::tick()
             out_fmt_ = d.out_fmt;
             b5_ = d.fp5_bias;
             scaled_ = d.scaled;
+            rq_tile_ = d.rq_tile;
             sps_ = d.sps;
             a_base_ = d.a_base; as_base_ = d.as_base; b_base_ = d.b_base; bs_base_ = d.bs_base;
             busy_ = 1; done_ = 0; all_issued_ = 0;
@@ -469,6 +494,7 @@ void tile_pack(const mx_sc_job &j, int R, int C, int L, int fp5_bias, int out_fm
     d.scaled = j.scaled;
     d.sps = (int)sps;
     d.out_fmt = out_fmt < 0 ? 0 : out_fmt;
+    d.rq_tile = j.rq_tile;
     s.R = R; s.C = C; s.L = L;
     s.a.assign((size_t)R, std::vector<uint16_t>((size_t)(nrf * t * L), 0));
     s.as.assign((size_t)R, std::vector<uint8_t>((size_t)(nrf * nkb), 127));

@@ -80,6 +80,7 @@ constexpr long long TILE_FIELD_MAX = 0xFFFFFFFFLL;
 struct tile_desc {            /* the descriptor inputs of mx_array_ctrl */
     int M = 0, N = 0, K = 0;
     int fmt = 0, fmt_b = 0, fp5_bias = 8, scaled = 1, sps = 1, out_fmt = 0; /* fmt: A's, fmt_b: B's */
+    int rq_tile = 0;          /* 1: one scale per fold tile (rq_tile_i), else per column block */
     unsigned a_base = 0, as_base = 0, b_base = 0, bs_base = 0;
 };
 
@@ -132,7 +133,7 @@ private:
     array_model arr_;
     /* descriptor registers */
     long long t_ = 0, nkb_ = 0, nrf_ = 0, ncf_ = 0, rl_last_ = 0, cl_last_ = 0, blocks_left_ = 0;
-    int fmt_ = 0, fmt_b_ = 0, out_fmt_ = 0, b5_ = 0, scaled_ = 0, sps_ = 1;
+    int fmt_ = 0, fmt_b_ = 0, out_fmt_ = 0, b5_ = 0, scaled_ = 0, sps_ = 1, rq_tile_ = 0;
     unsigned a_base_ = 0, as_base_ = 0, b_base_ = 0, bs_base_ = 0;
     int busy_ = 0, done_ = 0, all_issued_ = 0;
     /* sequencer */
@@ -146,6 +147,8 @@ private:
     std::vector<std::vector<uint32_t>> vals_;
     std::vector<int> full_;
     std::vector<long long> crf_, blk_rl_;
+    long long orf_ = 0, ocf_ = 0;  /* tile mode: the fold being collected */
+    int tile_emit_ = 0;
     /* latched by comb */
     tile_cycle_in in_;
     arr_outputs ao_;

@@ -249,8 +249,9 @@ int main(int argc, char **argv)
                 break;
             }
             in.start = cyc == 0;
+            /* tile re-quantization: a fold's columns transfer together, so one ready for all */
             for (int c = 0; c < ARR_C; c++)
-                in.blk_ready[(size_t)c] = bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
+                in.blk_ready[(size_t)c] = c > 0 && j.rq_tile ? in.blk_ready[0] : bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
             double t0 = now_s();
             model.comb(in, mo);
             double t1 = now_s();
@@ -338,30 +339,38 @@ int main(int argc, char **argv)
                 rc = 1;
                 break;
             }
-        /* every block's codes and scale: the C re-quantizer on mx_pe_dot's values */
-        for (size_t fi = 0; fi < folds.size() && rc == 0 && out_fmt >= 0; fi++)
-            for (int c = 0; c < folds[fi].cl && rc == 0; c++) {
-                const fold &f = folds[fi];
+        /* every block's codes and scale: the C re-quantizer on mx_pe_dot's values,
+         * a block being a fold's column (r outputs) or with rqu.block: tile the
+         * fold's r x c outputs */
+        for (size_t fi = 0; fi < folds.size() && rc == 0 && out_fmt >= 0; fi++) {
+            const fold &f = folds[fi];
+            const int bw = j.rq_tile ? f.cl : 1; /* columns per block */
+            for (int c0 = 0; c0 < f.cl && rc == 0; c0 += bw) {
                 mx_requant_in rq;
                 mx_requant_out rqo;
                 memset(&rq, 0, sizeof rq);
                 rq.fmt_i = out_fmt;
                 rq.fp5_bias_i = cfg.mxsf_fp5_bias;
-                for (int r = 0; r < f.rl; r++) rq.vals_i[r] = expect[(size_t)((f.r0 + r) * j.N + f.c0 + c)];
-                mx_requant_comb(f.rl, &rq, &rqo);
-                const std::vector<uint8_t> &bc = blk_codes[fi * ARR_C + (size_t)c];
-                if (blk_scale[fi * ARR_C + (size_t)c] != rqo.scale_o) {
-                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): block rows %lld.. column %lld: scale array 0x%02x, mx_requant 0x%02x\n",
-                            gi, g.name, tpath, g.line, f.r0, f.c0 + c, blk_scale[fi * ARR_C + (size_t)c], rqo.scale_o);
-                    rc = 1;
-                }
-                for (int r = 0; r < f.rl && rc == 0; r++)
-                    if (bc[(size_t)r] != rqo.codes_o[r]) {
-                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): code array 0x%02x, mx_requant 0x%02x\n",
-                                gi, g.name, tpath, g.line, f.r0 + r, f.c0 + c, bc[(size_t)r], rqo.codes_o[r]);
+                for (int q = 0; q < bw; q++)
+                    for (int r = 0; r < f.rl; r++) rq.vals_i[q * f.rl + r] = expect[(size_t)((f.r0 + r) * j.N + f.c0 + c0 + q)];
+                mx_requant_comb(f.rl * bw, &rq, &rqo);
+                for (int q = 0; q < bw && rc == 0; q++) {
+                    const int c = c0 + q;
+                    const std::vector<uint8_t> &bc = blk_codes[fi * ARR_C + (size_t)c];
+                    if (blk_scale[fi * ARR_C + (size_t)c] != rqo.scale_o) {
+                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): block rows %lld.. column %lld: scale array 0x%02x, mx_requant 0x%02x\n",
+                                gi, g.name, tpath, g.line, f.r0, f.c0 + c, blk_scale[fi * ARR_C + (size_t)c], rqo.scale_o);
                         rc = 1;
                     }
+                    for (int r = 0; r < f.rl && rc == 0; r++)
+                        if (bc[(size_t)r] != rqo.codes_o[q * f.rl + r]) {
+                            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): code array 0x%02x, mx_requant 0x%02x\n",
+                                    gi, g.name, tpath, g.line, f.r0 + r, f.c0 + c, bc[(size_t)r], rqo.codes_o[q * f.rl + r]);
+                            rc = 1;
+                        }
+                }
             }
+        }
         if (rc) break;
         /* cycles from the first K-step into the array through the cycle whose
          * edge writes the last accumulator: the arch model's

@@ -52,6 +52,7 @@ inline void drive(Vmx_array_ctrl *t, const tile_cycle_in &in)
     t->scaled_i = (uint8_t)in.d.scaled;
     t->sps_i = (uint8_t)in.d.sps;
     t->out_fmt_i = (uint8_t)in.d.out_fmt;
+    t->rq_tile_i = (uint8_t)in.d.rq_tile;
     t->a_base_i = (uint32_t)in.d.a_base;
     t->as_base_i = (uint32_t)in.d.as_base;
     t->b_base_i = (uint32_t)in.d.b_base;

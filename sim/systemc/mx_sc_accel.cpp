@@ -162,7 +162,11 @@ void mx_sc_accel::worker()
         if (f & MX_SC_FORMAT_RQ) {
             const unsigned fo = (f >> 8) & 0xF;
             if (fo >= MX_PE_BF16) { fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be 0..4 (the re-quantizer has no BF16)"); continue; }
-            if (cfg_.rows > MX_SC_MAX_RQ_BLOCK) { fail(MX_SC_ERR_SHAPE, "RQ: array rows exceed the re-quantizer block size"); continue; }
+            j.rq_tile = (f & MX_SC_FORMAT_RT) != 0;
+            if ((long long)cfg_.rows * (j.rq_tile ? cfg_.cols : 1) > MX_SC_MAX_RQ_BLOCK) {
+                fail(MX_SC_ERR_SHAPE, "RQ: the array's output block (rows, x cols with RT) exceeds the re-quantizer's 1024");
+                continue;
+            }
             j.out_fmt = (int)fo;
         }
         std::string e = mx_sc_job_check(cfg_, j);
@@ -204,7 +208,7 @@ void mx_sc_accel::worker()
             continue;
         }
         if (j.out_fmt >= 0) {
-            const size_t ns = (size_t)(((j.M + cfg_.rows - 1) / cfg_.rows) * j.N);
+            const size_t ns = mx_sc_out_scale_count(cfg_.rows, cfg_.cols, j);
             if (codes.size() != (size_t)(j.M * j.N) || scales.size() != ns) {
                 fail(MX_SC_ERR_BACKEND, std::string(backend_->name()) + " back-end: no re-quantized outputs");
                 continue;

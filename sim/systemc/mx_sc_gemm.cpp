@@ -74,6 +74,7 @@ std::string mx_sc_job_from_gemm(const mx_arch_config &c, const mx_gemm &g, mx_sc
     j.block = c.block_size;
     j.tile_rows = c.tile_rows;
     j.tile_cols = c.tile_cols;
+    j.rq_tile = c.rqu_tile != 0;
     return "";
 }
 
@@ -223,23 +224,37 @@ void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
     for (auto &x : b) x = (float)mx_dist_normal(&rng);
 }
 
+size_t mx_sc_out_scale_count(int rows, int cols, const mx_sc_job &j)
+{
+    return (size_t)(cdiv(j.M, rows) * (j.rq_tile ? cdiv(j.N, cols) : j.N));
+}
+
+size_t mx_sc_out_scale_index(int rows, int cols, const mx_sc_job &j, long long m, long long n)
+{
+    return (size_t)((m / rows) * (j.rq_tile ? cdiv(j.N, cols) : j.N) + (j.rq_tile ? n / cols : n));
+}
+
 void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
                            std::vector<uint8_t> &codes, std::vector<uint8_t> &scales)
 {
-    const long long R = c.rows, mb = cdiv(j.M, R);
+    const long long R = c.rows, C = j.rq_tile ? c.cols : 1;
     codes.assign((size_t)(j.M * j.N), 0);
-    scales.assign((size_t)(mb * j.N), 0);
+    scales.assign(mx_sc_out_scale_count(c.rows, c.cols, j), 0);
     mx_requant_in in;
     mx_requant_out o;
     memset(&in, 0, sizeof in);
     in.fmt_i = j.out_fmt;
     in.fp5_bias_i = c.mxsf_fp5_bias;
-    for (long long b = 0; b < mb; b++)
-        for (long long n = 0; n < j.N; n++) {
-            for (long long r = 0; r < R; r++)
-                in.vals_i[r] = b * R + r < j.M ? vals[(size_t)((b * R + r) * j.N + n)] : 0u;
-            mx_requant_comb((int)R, &in, &o);
-            scales[(size_t)(b * j.N + n)] = o.scale_o;
-            for (long long r = 0; r < R && b * R + r < j.M; r++) codes[(size_t)((b * R + r) * j.N + n)] = o.codes_o[r];
+    /* block (m0, n0): R rows x C columns (C = 1 for column blocks), +0 outside */
+    for (long long m0 = 0; m0 < j.M; m0 += R)
+        for (long long n0 = 0; n0 < j.N; n0 += C) {
+            for (long long q = 0; q < C; q++)
+                for (long long r = 0; r < R; r++)
+                    in.vals_i[q * R + r] = m0 + r < j.M && n0 + q < j.N ? vals[(size_t)((m0 + r) * j.N + n0 + q)] : 0u;
+            mx_requant_comb((int)(R * C), &in, &o);
+            scales[mx_sc_out_scale_index(c.rows, c.cols, j, m0, n0)] = o.scale_o;
+            for (long long q = 0; q < C && n0 + q < j.N; q++)
+                for (long long r = 0; r < R && m0 + r < j.M; r++)
+                    codes[(size_t)((m0 + r) * j.N + n0 + q)] = o.codes_o[q * R + r];
         }
 }

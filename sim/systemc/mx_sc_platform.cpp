@@ -9,7 +9,7 @@ using namespace sc_core;
 
 static uint64_t align64(uint64_t x) { return (x + 63) & ~(uint64_t)63; }
 
-mx_sc_platform::layout mx_sc_platform::layout_of(const mx_sc_job &j, int rows)
+mx_sc_platform::layout mx_sc_platform::layout_of(const mx_sc_job &j, int rows, int cols)
 {
     layout l;
     const uint64_t cb = (uint64_t)mx_sc_code_bytes(j.fmt);
@@ -20,14 +20,14 @@ mx_sc_platform::layout mx_sc_platform::layout_of(const mx_sc_job &j, int rows)
     l.out = align64(l.b_scales + mx_sc_b_scale_count(j));
     l.out_codes = align64(l.out + (uint64_t)(j.M * j.N) * 4);
     l.out_scales = align64(l.out_codes + (uint64_t)(j.M * j.N));
-    l.end = align64(l.out_scales + (uint64_t)(((j.M + rows - 1) / rows) * j.N));
+    l.end = align64(l.out_scales + (uint64_t)mx_sc_out_scale_count(rows, cols, j));
     return l;
 }
 
-static uint64_t memory_size(const std::vector<mx_sc_job> &jobs, int rows)
+static uint64_t memory_size(const std::vector<mx_sc_job> &jobs, int rows, int cols)
 {
     uint64_t m = 0x2000;
-    for (const auto &j : jobs) m = std::max(m, mx_sc_platform::layout_of(j, rows).end);
+    for (const auto &j : jobs) m = std::max(m, mx_sc_platform::layout_of(j, rows, cols).end);
     return m;
 }
 
@@ -35,9 +35,9 @@ mx_sc_platform::mx_sc_platform(sc_module_name nm, const mx_arch_config &cfg,
                                std::unique_ptr<mx_sc_backend> backend,
                                const std::vector<mx_sc_job> &jobs)
     : sc_module(nm), cpu("cpu"),
-      memory("memory", memory_size(jobs, cfg.rows > 0 ? cfg.rows : 1), sc_time(1.0 / (cfg.clock_ghz > 0 ? cfg.clock_ghz : 1.0), SC_NS),
+      memory("memory", memory_size(jobs, cfg.rows > 0 ? cfg.rows : 1, cfg.cols > 0 ? cfg.cols : 1), sc_time(1.0 / (cfg.clock_ghz > 0 ? cfg.clock_ghz : 1.0), SC_NS),
              (unsigned)cfg.dram_latency, cfg.dram_bytes_per_cycle),
-      accel("accel", cfg, std::move(backend)), irq("irq"), jobs_(jobs), rows_(cfg.rows > 0 ? cfg.rows : 1)
+      accel("accel", cfg, std::move(backend)), irq("irq"), jobs_(jobs), rows_(cfg.rows > 0 ? cfg.rows : 1), cols_(cfg.cols > 0 ? cfg.cols : 1)
 {
     cpu.bind(accel.regs);
     accel.mem.bind(memory.socket);
@@ -81,7 +81,7 @@ void mx_sc_platform::cpu_thread()
 {
     if (rd(MX_SC_REG_ID) != MX_SC_ID_VALUE) SC_REPORT_FATAL("mx_sc_platform", "accelerator ID mismatch");
     for (const auto &j : jobs_) {
-        const layout l = layout_of(j, rows_);
+        const layout l = layout_of(j, rows_, cols_);
         /* operands into memory through the back door (a loader, not the bus) */
         std::vector<uint8_t> a((size_t)(j.M * j.K) * mx_sc_code_bytes(j.fmt)),
             b((size_t)(j.K * j.N) * mx_sc_code_bytes(j.fmt));
@@ -106,7 +106,8 @@ void mx_sc_platform::cpu_thread()
         wr(MX_SC_REG_K, (uint32_t)j.K);
         wr(MX_SC_REG_FORMAT, (uint32_t)j.fmt | (uint32_t)j.fmt_b << 4 | ((uint32_t)j.phase & 3) << 12 |
                                   (uint32_t)!j.scaled << 14 |
-                                  (j.out_fmt >= 0 ? ((uint32_t)j.out_fmt & 0xF) << 8 | MX_SC_FORMAT_RQ : 0u));
+                                  (j.out_fmt >= 0 ? ((uint32_t)j.out_fmt & 0xF) << 8 | MX_SC_FORMAT_RQ : 0u) |
+                                  (j.out_fmt >= 0 && j.rq_tile ? MX_SC_FORMAT_RT : 0u));
         wr(MX_SC_REG_BLOCK, (uint32_t)(j.block & 0xFF) | (uint32_t)(j.tile_rows & 0xFF) << 8 |
                                 (uint32_t)(j.tile_cols & 0xFF) << 16);
         const uint64_t addr[7] = {l.a_codes, l.a_scales, l.b_codes, l.b_scales, l.out, l.out_codes, l.out_scales};
@@ -137,7 +138,7 @@ void mx_sc_platform::cpu_thread()
                            (uint32_t)o[4 * i + 3] << 24;
             if (j.out_fmt >= 0) {
                 r.codes.resize((size_t)(j.M * j.N));
-                r.scales.resize((size_t)(((j.M + rows_ - 1) / rows_) * j.N));
+                r.scales.resize(mx_sc_out_scale_count(rows_, cols_, j));
                 memory.dump(l.out_codes, r.codes.data(), r.codes.size());
                 memory.dump(l.out_scales, r.scales.data(), r.scales.size());
             }

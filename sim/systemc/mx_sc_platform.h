@@ -47,11 +47,11 @@ public:
 
     /* Memory map of one job (same base addresses for every job). */
     struct layout { uint64_t a_codes, a_scales, b_codes, b_scales, out, out_codes, out_scales, end; };
-    static layout layout_of(const mx_sc_job &j, int rows);
+    static layout layout_of(const mx_sc_job &j, int rows, int cols);
 
 private:
     const std::vector<mx_sc_job> &jobs_;
-    int rows_;
+    int rows_, cols_;
     std::vector<mx_sc_result> results_;
     bool finished_ = false;
     sc_core::sc_time finish_time_;

@@ -8,7 +8,7 @@
 #define MX_SC_REGS_H
 
 #define MX_SC_ID_VALUE      0x4D585346u /* "MXSF" */
-#define MX_SC_VERSION_VALUE 0x00010100u /* 1.1: re-quantized outputs (FORMAT.RQ) */
+#define MX_SC_VERSION_VALUE 0x00010200u /* 1.2: mixed A/B formats, tile re-quantization (FORMAT.RT) */
 
 enum {
     MX_SC_REG_ID        = 0x00, /* RO  MX_SC_ID_VALUE                                   */
@@ -21,7 +21,9 @@ enum {
     MX_SC_REG_FORMAT    = 0x1C, /* RW  [3:0] A fmt, [7:4] B fmt, [11:8] out fmt (RQ),    */
                                 /*     [13:12] phase (mx_phase), [14] UNSCALED: no block  */
                                 /*     scales (unit scales; scale addresses unused),      */
-                                /*     [15] RQ: also write re-quantized codes + scales    */
+                                /*     [15] RQ: also write re-quantized codes + scales,   */
+                                /*     [16] RT: RQ scale per R x C fold tile (else per R  */
+                                /*     outputs of a column)                               */
     MX_SC_REG_BLOCK     = 0x20, /* RW  [7:0] block k, [15:8] tile rows, [23:16] tile cols */
     MX_SC_REG_A_CODES   = 0x28, /* RW  LO/HI: A element codes, M x K row-major           */
     MX_SC_REG_A_SCALES  = 0x30, /* RW  LO/HI: A E8M0 scales                               */
@@ -34,7 +36,8 @@ enum {
     MX_SC_REG_MACS      = 0x68, /* RO  LO/HI: MACs of the last GEMM                       */
     MX_SC_REG_STALL     = 0x70, /* RO  LO/HI: stall cycles (all causes) of the last GEMM  */
     MX_SC_REG_OUT_CODES = 0x80, /* RW  LO/HI: re-quantized output codes, M x N bytes (RQ) */
-    MX_SC_REG_OUT_SCALES= 0x88, /* RW  LO/HI: their E8M0 scales, ceil(M/R) x N (RQ)       */
+    MX_SC_REG_OUT_SCALES= 0x88, /* RW  LO/HI: their E8M0 scales, ceil(M/R) x N, or with   */
+                                /*     RT ceil(M/R) x ceil(N/C) (RQ)                      */
     MX_SC_REG_SPAN      = 0x90  /* size of the register window                           */
 };
 
@@ -44,6 +47,7 @@ enum {
 #define MX_SC_STATUS_DONE  0x2u
 #define MX_SC_STATUS_ERROR 0x4u
 #define MX_SC_FORMAT_RQ    (1u << 15)
+#define MX_SC_FORMAT_RT    (1u << 16)
 
 /* STATUS[15:8] after an ERROR. */
 enum {

@@ -100,7 +100,7 @@ template <class P> using port_data_t = typename std::remove_reference<P>::type::
 
 /* The ports of rtl/mx_array_ctrl.sv besides clk_i. */
 #define MX_CTRL_INPUTS(X)                                                                                        \
-    X(rst_ni) X(start_i) X(m_i) X(n_i) X(k_i) X(fmt_i) X(fmt_b_i) X(fp5_bias_i) X(scaled_i) X(sps_i) X(out_fmt_i)           \
+    X(rst_ni) X(start_i) X(m_i) X(n_i) X(k_i) X(fmt_i) X(fmt_b_i) X(fp5_bias_i) X(scaled_i) X(sps_i) X(out_fmt_i) X(rq_tile_i)           \
     X(a_base_i) X(as_base_i) X(b_base_i) X(bs_base_i) X(a_rdata_i) X(as_rdata_i) X(b_rdata_i) X(bs_rdata_i)     \
     X(blk_ready_i)
 #define MX_CTRL_OUTPUTS(X)                                                                                       \
@@ -116,6 +116,7 @@ struct rtl_run {
     std::vector<std::deque<std::pair<long long, long long>>> colq; /* per column: (r0, c0) of its next block */
     std::vector<uint32_t> *out = nullptr;
     std::vector<uint8_t> *codes = nullptr, *scales = nullptr; /* the output stage's, when wanted */
+    const mx_sc_job *job = nullptr;
     bool finished = false;
     std::string err;
 
@@ -155,7 +156,7 @@ struct rtl_run {
                 if (out) (*out)[(size_t)((r0 + r) * N + n)] = o.vals[(size_t)(c * ARR_R + r)];
                 if (codes) (*codes)[(size_t)((r0 + r) * N + n)] = o.codes[(size_t)(c * ARR_R + r)];
             }
-            if (scales) (*scales)[(size_t)((r0 / ARR_R) * N + n)] = o.scales[(size_t)c];
+            if (scales) (*scales)[mx_sc_out_scale_index(ARR_R, ARR_C, *job, r0, n)] = o.scales[(size_t)c];
         }
         if (++cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
     }
@@ -216,6 +217,7 @@ private:
         write_u(scaled_i_, (uint64_t)in.d.scaled);
         write_u(sps_i_, (uint64_t)in.d.sps);
         write_u(out_fmt_i_, (uint64_t)in.d.out_fmt);
+        write_u(rq_tile_i_, (uint64_t)in.d.rq_tile);
         write_u(a_base_i_, in.d.a_base);
         write_u(as_base_i_, in.d.as_base);
         write_u(b_base_i_, in.d.b_base);
@@ -321,7 +323,8 @@ public:
         r.begin(d, &out);
         if (j.out_fmt >= 0) {
             codes.assign((size_t)(j.M * j.N), 0);
-            scales.assign((size_t)(((j.M + ARR_R - 1) / ARR_R) * j.N), 0);
+            scales.assign(mx_sc_out_scale_count(ARR_R, ARR_C, j), 0);
+            r.job = &j;
             r.codes = &codes;
             r.scales = &scales;
         }

@@ -123,22 +123,25 @@ int sc_main(int argc, char **argv)
         mx_func_data fd = {seed + i, af[i].data(), bf[i].data()};
         const bool have_func = mx_arch_gemm_functional(&cfg, &g, &fd, &fs, fout.data(), err, sizeof err) == 0;
         if (have_func) func_checked++;
-        /* expected re-quantized outputs: blocks of R rows along M, the last one
-         * only as long as M leaves it */
-        const long long R = cfg.rows, mb = cdiv(j.M, R);
-        std::vector<uint8_t> rq_codes((size_t)(j.M * j.N)), rq_scales((size_t)(mb * j.N));
+        /* expected re-quantized outputs: blocks of R rows along M of one column
+         * (or, with rqu.block: tile, R rows x C columns), the last ones only as
+         * long as M (and N) leave them; scales row-major by block */
+        const long long R = cfg.rows, mb = cdiv(j.M, R), C = j.rq_tile ? cfg.cols : 1, nb = cdiv(j.N, C);
+        std::vector<uint8_t> rq_codes((size_t)(j.M * j.N)), rq_scales((size_t)(mb * nb));
         for (long long b = 0; b < mb; b++)
-            for (long long n = 0; n < j.N; n++) {
+            for (long long bn = 0; bn < nb; bn++) {
                 mx_requant_in rq;
                 mx_requant_out ro;
                 memset(&rq, 0, sizeof rq);
                 rq.fmt_i = j.out_fmt;
                 rq.fp5_bias_i = cfg.mxsf_fp5_bias;
-                const long long rl = std::min(R, j.M - b * R);
-                for (long long r = 0; r < rl; r++) rq.vals_i[r] = ref[(size_t)((b * R + r) * j.N + n)];
-                mx_requant_comb((int)rl, &rq, &ro);
-                rq_scales[(size_t)(b * j.N + n)] = ro.scale_o;
-                for (long long r = 0; r < rl; r++) rq_codes[(size_t)((b * R + r) * j.N + n)] = ro.codes_o[r];
+                const long long rl = std::min(R, j.M - b * R), cl = std::min(C, j.N - bn * C);
+                for (long long q = 0; q < cl; q++)
+                    for (long long r = 0; r < rl; r++) rq.vals_i[q * rl + r] = ref[(size_t)((b * R + r) * j.N + bn * C + q)];
+                mx_requant_comb((int)(rl * cl), &rq, &ro);
+                rq_scales[(size_t)(b * nb + bn)] = ro.scale_o;
+                for (long long q = 0; q < cl; q++)
+                    for (long long r = 0; r < rl; r++) rq_codes[(size_t)((b * R + r) * j.N + bn * C + q)] = ro.codes_o[q * rl + r];
             }
 
         for (auto &pp : plats) {

@@ -136,8 +136,8 @@ int sc_main(int argc, char **argv)
         mx_sc_print_report(stdout, cfg, tpath, tr, per, top.accel.backend_name());
         printf("SystemC time %s for one instance of each GEMM\n", top.finish_time().to_string().c_str());
         if (out_fmt >= 0)
-            printf("outputs re-quantized (FORMAT.RQ) to %s: codes and E8M0 scales (blocks of %d rows) written to memory\n",
-                   mx_pe_fmt_name((mx_pe_fmt)out_fmt), cfg.rows);
+            printf("outputs re-quantized (FORMAT.RQ) to %s: codes and E8M0 scales (blocks of %d rows x %d columns) written to memory\n",
+                   mx_pe_fmt_name((mx_pe_fmt)out_fmt), cfg.rows, cfg.rqu_tile ? cfg.cols : 1);
         if (dump) {
             FILE *f = fopen(dump, "w");
             if (!f) {
@@ -150,8 +150,8 @@ int sc_main(int argc, char **argv)
                     for (size_t k = 0; k < r.out.size(); k++) {
                         const long long row = (long long)k / N, col = (long long)k % N;
                         fprintf(f, "%zu %lld %lld %08x", i, row, col, r.out[k]);
-                        if (k < r.codes.size() && (size_t)((row / cfg.rows) * N + col) < r.scales.size())
-                            fprintf(f, " %02x %02x", r.codes[k], r.scales[(size_t)((row / cfg.rows) * N + col)]);
+                        const size_t si = mx_sc_out_scale_index(cfg.rows, cfg.cols, jobs[i], row, col);
+                        if (k < r.codes.size() && si < r.scales.size()) fprintf(f, " %02x %02x", r.codes[k], r.scales[si]);
                         fputc('\n', f);
                     }
                 }
