@@ -101,7 +101,8 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	    echo "cosim-array: truncated .npy: expected one error line naming the file and exit 2 (got $$st)"; exit 1; fi; \
 	  echo "cosim-array: truncated .npy rejected with exit 2"
 
-test-extra:: cosim-array
+# `make cosim` (and with it `make test`) runs the array co-simulation after the unit regression.
+cosim-run: cosim-array
 
 # Area of a small array (2x2 PEs, L = 2, all formats) and of the controller
 # with it (yosys generic cells; Nangate45-proxy area as `make area`).
