@@ -183,38 +183,12 @@ TEST_P(PeMixed, CycleModelMatchesDot)
         ASSERT_EQ(want[o], mx_ref_dot(&cfg, ops[o].a.data(), ops[o].xa.data(), ops[o].b.data(), ops[o].xb.data(),
                                       K[o], init[o]));
     }
-    mx_pe_regs q, d;
-    mx_pe_reset(&q);
-    mx_pe_in in;
-    std::memset(&in, 0, sizeof in);
-    int o_in = 0, g_in = 0, o_out = 0;
-    for (int cyc = 0; cyc < 100000 && o_out < n_out; cyc++) {
-        in.in_valid_i = o_in < n_out && mx_rng_next(&rng) % 10 < 8;
-        in.out_ready_i = mx_rng_next(&rng) % 10 < 7;
-        if (in.in_valid_i) {
-            for (int i = 0; i < cfg.lanes; i++) {
-                in.a_codes_i[i] = ops[o_in].a[g_in + i];
-                in.b_codes_i[i] = ops[o_in].b[g_in + i];
-            }
-            in.a_scale_i = ops[o_in].xa[g_in / cfg.block];
-            in.b_scale_i = ops[o_in].xb[g_in / cfg.block];
-            in.first_i = g_in == 0;
-            in.last_i = g_in + cfg.lanes == K[o_in];
-            in.acc_i = init[o_in];
-        }
-        mx_pe_out out;
-        mx_pe_comb(&cfg, &in, &q, &d, &out);
-        if (out.out_valid_o && in.out_ready_i) {
-            ASSERT_EQ(out.out_o, want[o_out]) << pair_name(p) << " output " << o_out;
-            o_out++;
-        }
-        if (in.in_valid_i && out.in_ready_o) {
-            g_in += cfg.lanes;
-            if (g_in == K[o_in]) { g_in = 0; o_in++; }
-        }
-        mx_pe_tick(&q, &d);
-    }
-    EXPECT_EQ(o_out, n_out);
+    std::vector<pe_job> jobs;
+    for (int o = 0; o < n_out; o++)
+        jobs.push_back({ops[o].a.data(), ops[o].b.data(), ops[o].xa.data(), ops[o].xb.data(), K[o], init[o]});
+    const std::vector<uint32_t> got = pe_cycle_run(cfg, jobs, &rng);
+    ASSERT_EQ((int)got.size(), n_out) << pair_name(p);
+    for (int o = 0; o < n_out; o++) ASSERT_EQ(got[(size_t)o], want[o]) << pair_name(p) << " output " << o;
 }
 
 INSTANTIATE_TEST_SUITE_P(Pairs, PeMixed, ::testing::ValuesIn(kPairs),

@@ -23,6 +23,8 @@ extern "C" {
 #include "units/mx_requant.h"
 }
 
+#include "test_util.h"
+
 namespace {
 
 const char *lib_name(mx_pe_fmt f)
@@ -359,38 +361,12 @@ TEST_P(PeDot, CycleModelMatchesDotUnderBackPressure)
         const uint8_t *pb = cfg.fmt == MX_PE_BF16 ? nullptr : XB[o].data();
         want[o] = mx_pe_dot(&cfg, A[o].data(), pa, B[o].data(), pb, K[o], init[o]);
     }
-    mx_pe_regs q, d;
-    mx_pe_reset(&q);
-    mx_pe_in in;
-    std::memset(&in, 0, sizeof in);
-    int o_in = 0, g_in = 0, o_out = 0;
-    for (int cyc = 0; cyc < 100000 && o_out < n_out; cyc++) {
-        in.in_valid_i = o_in < n_out && mx_rng_next(&rng) % 10 < 8;
-        in.out_ready_i = mx_rng_next(&rng) % 10 < 7;
-        if (in.in_valid_i) {
-            for (int i = 0; i < cfg.lanes; i++) {
-                in.a_codes_i[i] = A[o_in][g_in + i];
-                in.b_codes_i[i] = B[o_in][g_in + i];
-            }
-            in.a_scale_i = cfg.fmt == MX_PE_BF16 ? 0 : XA[o_in][g_in / cfg.block];
-            in.b_scale_i = cfg.fmt == MX_PE_BF16 ? 0 : XB[o_in][g_in / cfg.block];
-            in.first_i = g_in == 0;
-            in.last_i = g_in + cfg.lanes == K[o_in];
-            in.acc_i = init[o_in];
-        }
-        mx_pe_out out;
-        mx_pe_comb(&cfg, &in, &q, &d, &out);
-        if (out.out_valid_o && in.out_ready_i) {
-            ASSERT_EQ(out.out_o, want[o_out]) << "output " << o_out;
-            o_out++;
-        }
-        if (in.in_valid_i && out.in_ready_o) {
-            g_in += cfg.lanes;
-            if (g_in == K[o_in]) { g_in = 0; o_in++; }
-        }
-        mx_pe_tick(&q, &d);
-    }
-    EXPECT_EQ(o_out, n_out);
+    std::vector<pe_job> jobs;
+    for (int o = 0; o < n_out; o++)
+        jobs.push_back({A[o].data(), B[o].data(), XA[o].data(), XB[o].data(), K[o], init[o]});
+    const std::vector<uint32_t> got = pe_cycle_run(cfg, jobs, &rng);
+    ASSERT_EQ((int)got.size(), n_out);
+    for (int o = 0; o < n_out; o++) ASSERT_EQ(got[(size_t)o], want[o]) << "output " << o;
 }
 
 TEST(UnitRequant, MatchesLibraryBlockQuantizer)
