@@ -1,9 +1,11 @@
 # mk/systemc.mk — the SystemC/TLM-2.0 platform (sim/systemc, docs/SYSTEMC.md).
 #   build/systemc/mxsim_sc_top    example top, C-core and RTL back-ends
 #   build/systemc/mxsim_sc_test   regression: SystemC run == C model (make test-systemc)
-# The RTL back-end links rtl/mx_array_ctrl.sv (4x4, L = 4) Verilated with
-# `verilator --sc` (an sc_module, Vmx_array_ctrl_sc) and the Verilator runtime
-# compiled for SystemC (VM_SC=1), both cached under build/systemc/.
+# The RTL back-end links rtl/mx_array_ctrl.sv Verilated with `verilator --sc`
+# (an sc_module, Vmx_array_ctrl_sc) and the Verilator runtime compiled for
+# SystemC (VM_SC=1), both cached under build/systemc/.  Array size of the RTL
+# back-end: SC_ARRAY = RxCxL (default 4x4x4, the regression's); another size
+# builds into build/systemc/RxCxL/ (e.g. make systemc SC_ARRAY=8x8x8).
 # Included by the top Makefile; variables are prefixed SC_.
 
 include mk/cosim_array.mk   # CA_* (guarded: read once)
@@ -13,49 +15,57 @@ SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $
 SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread -lz
 SC_COMMON   := mx_sc_gemm mx_sc_accel mx_sc_platform mx_sc_run
 SC_COMMON_OBJ := $(SC_COMMON:%=$(SC_DIR)/obj/%.o)
-SC_VLDIR    := $(SC_DIR)/vl_sc_4x4x4
+SC_ARRAY    ?= 4x4x4
+sc_dims     := $(subst x, ,$(SC_ARRAY))
+SC_R        := $(word 1,$(sc_dims))
+SC_C        := $(word 2,$(sc_dims))
+SC_L        := $(word 3,$(sc_dims))
+SC_BIN      := $(SC_DIR)$(if $(filter-out 4x4x4,$(SC_ARRAY)),/$(SC_ARRAY))
+SC_VLDIR    := $(SC_DIR)/vl_sc_$(SC_ARRAY)
 SC_VLDEF    := -DVM_TRACE=0 -DVM_COVERAGE=0 -DVM_SC=1
 SC_RT_OBJ   := $(SC_DIR)/rt/verilated.o $(SC_DIR)/rt/verilated_threads.o
-SC_RTL_OBJ  := $(SC_DIR)/obj/mx_sc_rtl_backend.o $(SC_DIR)/obj/array_model.o \
+SC_RTL_OBJ  := $(SC_DIR)/obj_$(SC_ARRAY)/mx_sc_rtl_backend.o $(SC_DIR)/obj/array_model.o \
                $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a $(SC_RT_OBJ)
 
 .PHONY: systemc test-systemc bench-systemc
 
-systemc: $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_test
+systemc: $(SC_BIN)/mxsim_sc_top $(SC_BIN)/mxsim_sc_test
 
 $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
-# rtl/mx_array_ctrl.sv as a SystemC module: verilator --sc, 4x4 array, L = 4
+# rtl/mx_array_ctrl.sv as a SystemC module: verilator --sc, SC_ARRAY's size
 $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a: $(CA_RTL)
 	@mkdir -p $(SC_VLDIR)
 	$(CA_VL) --sc -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
-	  -GR=4 -GC=4 -GLANES=4 -GALIGN_W=32 --prefix Vmx_array_ctrl_sc -Mdir $(SC_VLDIR) $(CA_RTL)
+	  -GR=$(SC_R) -GC=$(SC_C) -GLANES=$(SC_L) -GALIGN_W=32 --prefix Vmx_array_ctrl_sc -Mdir $(SC_VLDIR) $(CA_RTL)
 	+$(MAKE) -s -C $(SC_VLDIR) -f Vmx_array_ctrl_sc.mk Vmx_array_ctrl_sc__ALL.a OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
 
 $(SC_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O1 $(CA_VLINC) $(SC_VLDEF) -c $< -o $@
 
-$(SC_DIR)/obj/mx_sc_rtl_backend.o: sim/systemc/mx_sc_rtl_backend.cpp $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a
+$(SC_DIR)/obj_$(SC_ARRAY)/mx_sc_rtl_backend.o: sim/systemc/mx_sc_rtl_backend.cpp $(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array $(CA_VLINC) -isystem $(SC_VLDIR) $(SC_VLDEF) \
-	  -DARR_R=4 -DARR_C=4 -DARR_L=4 -c $< -o $@
+	  -DARR_R=$(SC_R) -DARR_C=$(SC_C) -DARR_L=$(SC_L) -c $< -o $@
 
 $(SC_DIR)/obj/array_model.o: sim/cosim_array/array_model.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array -c $< -o $@
 
-$(SC_DIR)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
+$(SC_BIN)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
                         $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
-$(SC_DIR)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
+$(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
                          $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
--include $(wildcard $(SC_DIR)/obj/*.d)
+-include $(wildcard $(SC_DIR)/obj/*.d $(SC_DIR)/obj_*/*.d)
 
 # SystemC run vs the C model's functional run and the exact reference, per
 # GEMM and back-end (C core and Verilated RTL): cycles and output bits
