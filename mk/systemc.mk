@@ -56,12 +56,12 @@ $(SC_DIR)/obj/array_model.o: sim/cosim_array/array_model.cpp
 	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array -c $< -o $@
 
 $(SC_BIN)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                        $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+                        $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                         $(BUILD)/obj/sim/config_yaml.o $(BUILD)/libmxcore.a
+                         $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
@@ -76,6 +76,7 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_data.csv 10 tests/systemc/data
 	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
 	  -t tests/systemc/sc_small.csv --backend $$b --dump $(SC_DIR)/top_$$b.dump >$(SC_DIR)/top_$$b.log || exit 1; done
 	@tail -3 $(SC_DIR)/top_rtl.log
@@ -83,6 +84,18 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top
 	  if ! cmp -s $(SC_DIR)/top_c.dump $(SC_DIR)/top_rtl.dump || [ $$n -ne 626 ]; then \
 	    echo "test-systemc: mxsim_sc_top dumps differ between back-ends or miss re-quantized outputs ($$n of 626)"; exit 1; fi; \
 	  echo "test-systemc: mxsim_sc_top c and rtl back-ends: all equal (626 outputs with codes and scales)"
+	@# --data: operands from tests/systemc/data (.npy) where present: both back-ends equal,
+	@# and the GEMMs with files differ from their seeded-random run, the one without is the same
+	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
+	  -t tests/systemc/sc_data.csv --backend $$b --data tests/systemc/data --dump $(SC_DIR)/data_$$b.dump >/dev/null || exit 1; done
+	@SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_data.csv \
+	  --dump $(SC_DIR)/nodata.dump >/dev/null
+	@if cmp -s $(SC_DIR)/data_c.dump $(SC_DIR)/data_rtl.dump && \
+	  [ "$$(grep -c '^[01] ' $(SC_DIR)/data_c.dump)" -eq 65 ] && \
+	  [ "$$(grep '^[01] ' $(SC_DIR)/data_c.dump | grep -Fxvf $(SC_DIR)/nodata.dump | wc -l)" -gt 60 ] && \
+	  [ "$$(grep '^2 ' $(SC_DIR)/data_c.dump | md5sum)" = "$$(grep '^2 ' $(SC_DIR)/nodata.dump | md5sum)" ]; then \
+	  echo "test-systemc: mxsim_sc_top --data: all equal (c == rtl; file operands used, plain row unchanged)"; \
+	else echo "test-systemc: mxsim_sc_top --data: dumps not as expected ($(SC_DIR)/data_*.dump)"; exit 1; fi
 
 test-extra:: test-systemc
 

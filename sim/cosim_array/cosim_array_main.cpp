@@ -170,25 +170,18 @@ int main(int argc, char **argv)
             break;
         }
         std::vector<float> af, bf;
-        const char *from_files = "";
+        std::string from_note;
         std::string e = mx_sc_job_check(cfg, j);
         if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
             e = "M, N, K must fit the controller's 32-bit descriptor fields";
         if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
         if (e.empty()) {
-            mx_sc_random_operands(seed + gi, j.M, j.N, j.K, af, bf);
-            float *da = nullptr, *db = nullptr;
-            if (mx_operand_load("mxsim-cosim-array", data_dir, tpath, &g, "a", j.M, j.K, &da) ||
-                mx_operand_load("mxsim-cosim-array", data_dir, tpath, &g, "b", j.K, j.N, &db)) {
-                free(da);
+            std::string from;
+            if (mx_sc_load_operands("mxsim-cosim-array", data_dir, tpath, g, seed + gi, af, bf, &from)) {
                 rc = 2;
                 break;
             }
-            from_files = da && db ? "  (A, B from --data)" : da ? "  (A from --data)" : db ? "  (B from --data)" : "";
-            if (da) std::copy(da, da + j.M * j.K, af.begin());
-            if (db) std::copy(db, db + j.K * j.N, bf.begin());
-            free(da);
-            free(db);
+            from_note = from.empty() ? "" : "  (" + from + " from --data)";
             e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
         }
         if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; break; }
@@ -396,7 +389,7 @@ int main(int argc, char **argv)
         if (!quiet && rep == 0)
             printf("%-10s %4lldx%-4lldx%-4lld %-11s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
                    g.name, g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), folds.size(), compute, analytic, cyc, want,
-                   out_fmt >= 0 ? " + codes/scales" : "", from_files);
+                   out_fmt >= 0 ? " + codes/scales" : "", from_note.c_str());
     }
     if (rc == 0) {
         printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,

@@ -3,7 +3,11 @@
  */
 #include "mx_sc_gemm.h"
 
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
+
+#include "operand_data.h"
 
 extern "C" {
 #include "formats/mx_block.h"
@@ -212,6 +216,24 @@ std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &
     char err[512];
     if (mx_arch_gemm_timing(&cc, &g, &s, err, sizeof err) != 0) return err;
     return "";
+}
+
+int mx_sc_load_operands(const char *prog, const char *data_dir, const char *trace_path, const mx_gemm &g,
+                        uint64_t seed, std::vector<float> &a, std::vector<float> &b, std::string *from)
+{
+    mx_sc_random_operands(seed, g.M, g.N, g.K, a, b);
+    float *da = nullptr, *db = nullptr;
+    if (mx_operand_load(prog, data_dir, trace_path, &g, "a", g.M, g.K, &da) ||
+        mx_operand_load(prog, data_dir, trace_path, &g, "b", g.K, g.N, &db)) {
+        free(da);
+        return 2;
+    }
+    if (from) *from = da && db ? "A, B" : da ? "A" : db ? "B" : "";
+    if (da) std::copy(da, da + g.M * g.K, a.begin());
+    if (db) std::copy(db, db + g.K * g.N, b.begin());
+    free(da);
+    free(db);
+    return 0;
 }
 
 void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,

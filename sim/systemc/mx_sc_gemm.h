@@ -94,6 +94,14 @@ void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const st
 /* Counters of the GEMM from the arch model's cycle function. */
 std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s);
 
+/* FP32 operands of trace row g: seeded Gaussian (mx_sc_random_operands), each
+ * replaced by DIR/NAME.PHASE.{a,b}.npy when that file exists (mx_operand_load,
+ * sim/operand_data.h; data_dir may be NULL).  0, or 2 after one error line
+ * "PROG: FILE: problem" on stderr.  *from (may be NULL): which came from files,
+ * "", "A", "B" or "A, B". */
+int mx_sc_load_operands(const char *prog, const char *data_dir, const char *trace_path, const mx_gemm &g,
+                        uint64_t seed, std::vector<float> &a, std::vector<float> &b, std::string *from);
+
 /* Seeded operand data: standard normal, A first then B (mx_dist_normal). */
 void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
                            std::vector<float> &a, std::vector<float> &b);

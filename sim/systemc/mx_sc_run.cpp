@@ -5,31 +5,32 @@
 
 #include <cstring>
 
-std::string mx_sc_build_jobs(const mx_arch_config &cfg, const mx_trace &tr, const char *trace_path,
-                             uint64_t seed, std::vector<mx_sc_job> &jobs,
-                             std::vector<std::vector<float>> *a_f32,
-                             std::vector<std::vector<float>> *b_f32)
+int mx_sc_build_jobs(const char *prog, const mx_arch_config &cfg, const mx_trace &tr, const char *trace_path,
+                     uint64_t seed, const char *data_dir, std::vector<mx_sc_job> &jobs,
+                     std::vector<std::vector<float>> *a_f32, std::vector<std::vector<float>> *b_f32)
 {
     jobs.clear();
     for (size_t i = 0; i < tr.n; i++) {
         const mx_gemm &g = tr.gemms[i];
-        char pre[MX_ARCH_PATH_MAX + 32];
-        snprintf(pre, sizeof pre, "%s:%d: ", trace_path, g.line);
         mx_sc_job j;
-        std::string fe = mx_sc_job_from_gemm(cfg, g, j);
-        if (!fe.empty()) return std::string(pre) + fe;
-        std::vector<float> a, b;
-        std::string e = mx_sc_job_check(cfg, j);
-        if (e.empty()) {
-            mx_sc_random_operands(seed + i, j.M, j.N, j.K, a, b);
-            e = mx_sc_quantize(cfg, a.data(), b.data(), j);
+        std::string e = mx_sc_job_from_gemm(cfg, g, j);
+        if (e.empty()) e = mx_sc_job_check(cfg, j);
+        if (!e.empty()) {
+            fprintf(stderr, "%s: %s:%d: %s\n", prog, trace_path, g.line, e.c_str());
+            return 2;
         }
-        if (!e.empty()) return std::string(pre) + e;
+        std::vector<float> a, b;
+        if (mx_sc_load_operands(prog, data_dir, trace_path, g, seed + i, a, b, nullptr)) return 2;
+        e = mx_sc_quantize(cfg, a.data(), b.data(), j);
+        if (!e.empty()) {
+            fprintf(stderr, "%s: %s:%d: %s\n", prog, trace_path, g.line, e.c_str());
+            return 2;
+        }
         jobs.push_back(std::move(j));
         if (a_f32) a_f32->push_back(std::move(a));
         if (b_f32) b_f32->push_back(std::move(b));
     }
-    return "";
+    return 0;
 }
 
 static double util(const mx_arch_config &c, const mx_stats &s)

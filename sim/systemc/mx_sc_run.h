@@ -11,15 +11,15 @@ extern "C" {
 #include "arch/mx_trace.h"
 }
 
-/* One job per trace row: formats from the row or the config (A and B must map
- * to the same PE format: mxsf, mxfp8_e4m3/e5m2/e2m5, mxint8 or bf16), block
- * shape from the config, seeded Gaussian operands (seed + row index, A then B,
- * mx_sc_random_operands), quantized on the host side.  a_f32/b_f32 (may be
- * NULL) receive the FP32 operands.  "" or "TRACE:LINE: message". */
-std::string mx_sc_build_jobs(const mx_arch_config &cfg, const mx_trace &tr, const char *trace_path,
-                             uint64_t seed, std::vector<mx_sc_job> &jobs,
-                             std::vector<std::vector<float>> *a_f32,
-                             std::vector<std::vector<float>> *b_f32);
+/* One job per trace row: formats from the row or the config
+ * (mx_sc_job_from_gemm), block shape from the config, operands seeded
+ * Gaussian (seed + row index) or from data_dir's .npy files
+ * (mx_sc_load_operands; data_dir may be NULL), quantized on the host side.
+ * a_f32/b_f32 (may be NULL) receive the FP32 operands.  0, or 2 after one
+ * error line "PROG: ..." on stderr. */
+int mx_sc_build_jobs(const char *prog, const mx_arch_config &cfg, const mx_trace &tr, const char *trace_path,
+                     uint64_t seed, const char *data_dir, std::vector<mx_sc_job> &jobs,
+                     std::vector<std::vector<float>> *a_f32, std::vector<std::vector<float>> *b_f32);
 
 /* The counters table of `mxsim run` (timing columns), from per-row stats of
  * one instance each; rows are multiplied by their count. */

@@ -53,11 +53,12 @@ static uint8_t b_scale(const mx_sc_job &j, long long k, long long n)
 int sc_main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: mxsim_sc_test CONFIG.yaml TRACE [SEED]\n");
+        fprintf(stderr, "usage: mxsim_sc_test CONFIG.yaml TRACE [SEED [DATA_DIR]]\n");
         return 2;
     }
     const char *cpath = argv[1], *tpath = argv[2];
     const uint64_t seed = argc > 3 ? strtoull(argv[3], nullptr, 0) : 7;
+    const char *data_dir = argc > 4 ? argv[4] : nullptr; /* operands from .npy where present */
     char err[700], epath[MX_ARCH_PATH_MAX];
     mx_arch_config cfg;
     if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0) {
@@ -71,11 +72,7 @@ int sc_main(int argc, char **argv)
     }
     std::vector<mx_sc_job> jobs;
     std::vector<std::vector<float>> af, bf;
-    std::string e = mx_sc_build_jobs(cfg, tr, tpath, seed, jobs, &af, &bf);
-    if (!e.empty()) {
-        fprintf(stderr, "mxsim_sc_test: %s\n", e.c_str());
-        return 2;
-    }
+    if (mx_sc_build_jobs("mxsim_sc_test", cfg, tr, tpath, seed, data_dir, jobs, &af, &bf)) return 2;
     /* re-quantized outputs in every element format the re-quantizer has */
     static const mx_pe_fmt rq_fmts[5] = {MX_PE_MXSF, MX_PE_E4M3, MX_PE_E5M2, MX_PE_E2M5, MX_PE_INT8};
     for (size_t i = 0; i < jobs.size(); i++) jobs[i].out_fmt = rq_fmts[i % 5];

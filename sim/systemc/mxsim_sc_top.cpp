@@ -4,7 +4,7 @@
  * trace through the accelerator's registers and prints the counters of
  * `mxsim run`.
  *
- *   mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--rq FMT|off] [--dump FILE]
+ *   mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--data DIR] [--backend c|rtl] [--rq FMT|off] [--dump FILE]
  *
  * Exit status: 0, 1 if the accelerator reported an error, 2 bad input.
  */
@@ -18,8 +18,10 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--backend c|rtl] [--rq FMT|off] [--dump FILE]\n"
+    fprintf(f, "usage: mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--data DIR] [--backend c|rtl] [--rq FMT|off]\n"
+               "                    [--dump FILE]\n"
                "  --seed S      operand data seed (GEMM i uses S + i; default 1)\n"
+               "  --data DIR    operands from DIR/NAME.PHASE.a.npy (M x K) and .b.npy (K x N) where present\n"
                "  --backend B   c: the C core (default); rtl: the Verilated array\n"
                "  --rq FMT      re-quantize the outputs (FORMAT.RQ) to mxsf, e4m3, e5m2, e2m5 or int8;\n"
                "                default: the config's format.out when it is one of these, else off\n"
@@ -28,7 +30,7 @@ static void usage(FILE *f)
 
 int sc_main(int argc, char **argv)
 {
-    const char *cpath = nullptr, *tpath = nullptr, *dump = nullptr, *backend = "c", *rq = nullptr;
+    const char *cpath = nullptr, *tpath = nullptr, *dump = nullptr, *backend = "c", *rq = nullptr, *data_dir = nullptr;
     unsigned long long seed = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -39,6 +41,7 @@ int sc_main(int argc, char **argv)
         else if (!strcmp(a, "--dump") && has) dump = argv[++i];
         else if (!strcmp(a, "--backend") && has) backend = argv[++i];
         else if (!strcmp(a, "--rq") && has) rq = argv[++i];
+        else if (!strcmp(a, "--data") && has) data_dir = argv[++i];
         else if (!strcmp(a, "--seed") && has) {
             char *end;
             errno = 0;
@@ -76,9 +79,7 @@ int sc_main(int argc, char **argv)
         return 2;
     }
     std::vector<mx_sc_job> jobs;
-    std::string e = mx_sc_build_jobs(cfg, tr, tpath, seed, jobs, nullptr, nullptr);
-    if (!e.empty()) {
-        fprintf(stderr, "mxsim_sc_top: %s\n", e.c_str());
+    if (mx_sc_build_jobs("mxsim_sc_top", cfg, tr, tpath, seed, data_dir, jobs, nullptr, nullptr)) {
         mx_trace_free(&tr);
         return 2;
     }
