@@ -60,9 +60,9 @@ private:
     void wr(uint32_t off, uint32_t v);
 };
 
-/* Simulates until every platform's CPU thread has finished.  A clocked
- * back-end (the RTL's sc_clock) never runs out of events, so plain
- * sc_start() would not return: run in slices until finished or idle. */
+/* Simulates until every platform's CPU thread has finished, in 1 ms slices:
+ * a free-running clock elsewhere in the platform never runs out of events,
+ * so plain sc_start() might not return. */
 void mx_sc_run_until_finished(const std::vector<const mx_sc_platform *> &plats);
 
 #endif
