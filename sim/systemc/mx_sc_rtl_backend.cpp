@@ -358,7 +358,7 @@ std::unique_ptr<mx_sc_backend> mx_sc_make_rtl_backend(const mx_arch_config &cfg,
     if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
         cfg.pe_pipeline_depth != 4 || cfg.scalesim_compat || !cfg.fold_overlap || cfg.align_width != 32) {
         err = "the Verilated array is built for a " + std::to_string(ARR_R) + "x" + std::to_string(ARR_C) + " os array, " +
-              std::to_string(ARR_L) + " lanes, depth 4, fold overlap, align_width 32 (config keys arch.rows/cols/lanes/...)";
+              std::to_string(ARR_L) + " lanes, depth 4, fold overlap, align_width 32 (config keys arch.rows/cols/lanes/...; another size: make systemc SC_ARRAY=RxCxL)";
         return nullptr;
     }
     return std::unique_ptr<mx_sc_backend>(new mx_sc_rtl_backend(cfg));
