@@ -29,7 +29,7 @@ SC_RTL_OBJ  := $(SC_DIR)/obj_$(SC_ARRAY)/mx_sc_rtl_backend.o $(SC_DIR)/obj/array
 
 .PHONY: systemc test-systemc bench-systemc
 
-systemc: $(SC_BIN)/mxsim_sc_top $(SC_BIN)/mxsim_sc_test
+systemc: $(SC_BIN)/mxsim_sc_top $(SC_BIN)/mxsim_sc_test $(SC_DIR)/mxsim_sc_regtest
 
 $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
@@ -65,6 +65,12 @@ $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
+# register-interface test bench (C core back-end only)
+$(SC_DIR)/mxsim_sc_regtest: $(SC_DIR)/obj/mxsim_sc_regtest.o $(SC_COMMON_OBJ) \
+                            $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
+
 -include $(wildcard $(SC_DIR)/obj/*.d $(SC_DIR)/obj_*/*.d)
 
 # SystemC run vs the C model's functional run and the exact reference, per
@@ -72,7 +78,8 @@ $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL
 # (tests/systemc/); the RTL back-end is built for their 4x4, L = 4 array.
 # Then the example top with each back-end (FORMAT.RQ from the config's
 # format.out): the two dumps (FP32, codes, scales) must be identical.
-test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top
+test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_regtest
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_regtest tests/systemc/sc_mxsf.yaml
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
