@@ -53,7 +53,8 @@ MX_BENCH(quant)
     struct { const char *mx; mx_round r; int codes; const char *what; } rows[] = {
         {"mxfp8_e4m3", MX_ROUND_EVEN, 0, "quant+dequant, RNE (fast path)"},
         {"mxsf", MX_ROUND_EVEN, 0, "quant+dequant, RNE (fast path)"},
-        {"mxfp8_e4m3", MX_ROUND_EVEN, 1, "quant+dequant+codes, RNE (generic)"},
+        {"mxfp8_e4m3", MX_ROUND_EVEN, 1, "quant+dequant+codes, RNE (fast path)"},
+        {"mxsf", MX_ROUND_EVEN, 1, "quant+dequant+codes, RNE (fast path)"},
         {"mxsf", MX_ROUND_NEAREST, 0, "quant+dequant, ties away (fast path)"},
         {"mxsf", MX_ROUND_STOCHASTIC, 0, "quant+dequant, stochastic (generic)"},
     };

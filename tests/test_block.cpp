@@ -274,6 +274,11 @@ TEST(Block, RandomTensorsMatchSlowReference)
 
 // The quantize-dequantize fast path (no codes requested) against the generic
 // path (codes requested) on the same data, bit for bit, in every rounding mode.
+// The block quantizer's fast path (FPU rounding trick and the code tables of
+// mx_block.c) against the one rounding routine, element by element: each code
+// must be mx_round_pack of x / 2^scale (RNE, ties away or floor; saturating)
+// and each dequantized value decode(code) * 2^scale (a zero keeps x's sign).
+// Also codes-only and values-only calls give the same bits.
 TEST(Block, FastPathEqualsGenericPath)
 {
     uint64_t rng = 77;
@@ -285,6 +290,7 @@ TEST(Block, FastPathEqualsGenericPath)
         x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
     }
     x[5] = NAN;
+    x[700] = -0.0f;
     const char *formats[] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4", "mxfp6_e3m2", "mxfp6_e2m3"};
     for (const char *mx : formats)
         for (int tile : {0, 8})
@@ -292,16 +298,34 @@ TEST(Block, FastPathEqualsGenericPath)
             mx_block_spec s = spec(mx, 32, rm);
             s.tile_rows = s.tile_cols = tile;
             mx_shape sh = make_shape({64, 64});
-            auto q = quantize(s, sh, x);  // generic (codes requested)
-            std::vector<float> fast(x.size());
+            auto q = quantize(s, sh, x);
+            std::vector<float> deq_only(x.size());
+            std::vector<uint16_t> codes_only(x.size());
             char err[128];
-            ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), nullptr, nullptr, fast.data(), err, sizeof err), 0);
+            ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), nullptr, nullptr, deq_only.data(), err, sizeof err), 0);
+            ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), codes_only.data(), nullptr, nullptr, err, sizeof err), 0);
+            const mx_encode_opts enc = {rm, MX_OVERFLOW_SATURATE, nullptr};
             for (size_t i = 0; i < x.size(); i++) {
+                const size_t r = i / 64, c = i % 64;
+                const uint8_t sc = q.scales[tile ? (r / 8) * 8 + c / 8 : r * 2 + c / 32];
+                ASSERT_EQ(codes_only[i], q.codes[i]) << mx << " codes-only call, element " << i;
                 uint32_t a, b;
                 std::memcpy(&a, &q.deq[i], 4);
-                std::memcpy(&b, &fast[i], 4);
-                ASSERT_TRUE(a == b || (std::isnan(q.deq[i]) && std::isnan(fast[i])))
-                    << mx << " tile " << tile << " " << mx_round_name(rm) << " x=" << x[i] << " generic " << q.deq[i] << " fast " << fast[i];
+                std::memcpy(&b, &deq_only[i], 4);
+                ASSERT_TRUE(a == b || (std::isnan(q.deq[i]) && std::isnan(deq_only[i]))) << mx << " values-only call";
+                if (sc == 0xFF) continue;  // NaN block
+                const int se = (int)sc - 127, sign = std::signbit(x[i]) ? 1 : 0;
+                int e2 = 0;
+                const double m = std::frexp(std::fabs((double)x[i]), &e2);  // |x| = m 2^e2, m in [0.5, 1)
+                const uint64_t sig = (uint64_t)std::ldexp(m, 24);
+                const uint32_t want = mx_round_pack(&s.elem, sign, sig, e2 - 24 - se, &enc, nullptr);
+                ASSERT_EQ(q.codes[i], want) << mx << " tile " << tile << " " << mx_round_name(rm) << " x=" << x[i]
+                                            << " scale " << se;
+                const double val = std::ldexp(mx_decode(&s.elem, want), se);
+                const float want_deq = (float)(val == 0 && sign ? -0.0 : val);
+                std::memcpy(&b, &want_deq, 4);
+                ASSERT_EQ(a, b) << mx << " tile " << tile << " " << mx_round_name(rm) << " x=" << x[i] << " deq "
+                                << q.deq[i] << " want " << want_deq;
             }
         }
 }

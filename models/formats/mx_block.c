@@ -162,11 +162,23 @@ static uint32_t block_amax_bits(const block_view *v, const float *x)
  * RNE plus an exact correction: d = y - r is exact, a tie shows as d = +q/2
  * (RNE went down: go up), and floor steps back one quantum when r > y.  Then r
  * is clamped to max_normal.  Every step but the one RNE addition is exact, so
- * the result equals the generic path (Block.FastPathEqualsGenericPath). */
+ * the result equals the generic path (Block.FastPathEqualsGenericPath).
+ *
+ * Codes from r: r is a representable magnitude, and within one binade the
+ * representable values are consecutive codes one quantum apart (IEEE-style
+ * floats, MXSF's E2M5 and FP5 modes, INT), so with r's FP32 exponent field ef
+ * and significand m = 1.f x 2^23 the code magnitude is
+ *     (m >> shift[ef]) + add[ef],  shift = 23 - (e - q),  e = ef - 127,
+ * add = code(2^e) - 2^(e - q), code(2^e) taken once from mx_encode.  The sign
+ * is a sign bit, or two's complement for INT (as mx_round_pack packs it). */
 typedef struct {
     float magic[256];  /* 2^(q+23) per FP32 exponent field of y */
     float max_normal;
     mx_round round;
+    uint8_t shift[256];    /* codes: see above (ef of a representable r) */
+    int16_t add[256];
+    uint16_t sign_bit;     /* 0: two's complement (INT) */
+    uint16_t code_mask;
 } fast_table;
 
 static int fast_path_ok(const mx_block_spec *s)
@@ -179,10 +191,34 @@ static int fast_path_ok(const mx_block_spec *s)
 
 static void fast_table_init(const mx_block_spec *s, fast_table *t)
 {
-    for (int ef = 0; ef < 256; ef++)
-        t->magic[ef] = ldexpf(1.0f, mx_quantum_exp(&s->elem, ef ? ef - 127 : -127) + 23);
-    t->max_normal = (float)s->elem.max_normal;
+    const mx_format *f = &s->elem;
+    const mx_encode_opts enc = {MX_ROUND_EVEN, MX_OVERFLOW_SATURATE, NULL};
+    for (int ef = 0; ef < 256; ef++) {
+        const int e = ef ? ef - 127 : -127, q = mx_quantum_exp(f, e);
+        t->magic[ef] = ldexpf(1.0f, q + 23);
+        t->shift[ef] = 0;
+        t->add[ef] = 0;
+        /* binades holding representable values: 2^e within [quantum, max_normal] */
+        if (ef && e - q >= 0 && e - q <= 23 && ldexp(1.0, e) <= f->max_normal) {
+            t->shift[ef] = (uint8_t)(23 - (e - q));
+            t->add[ef] = (int16_t)((int)mx_encode(f, ldexpf(1.0f, e), &enc, NULL) - (1 << (e - q)));
+        }
+    }
+    t->max_normal = (float)f->max_normal;
     t->round = s->enc.round;
+    t->sign_bit = f->kind == MX_KIND_INT ? 0 : (uint16_t)(1u << (f->bits - 1));
+    t->code_mask = (uint16_t)((1u << f->bits) - 1);
+}
+
+/* The code of a representable magnitude r (>= 0) with the sign of x. */
+static inline __attribute__((always_inline)) uint16_t fast_code(const fast_table *t, float r, int neg)
+{
+    uint32_t rb;
+    memcpy(&rb, &r, sizeof rb);
+    const uint32_t ef = rb >> 23;
+    const int mag = rb ? (int)(((rb & 0x7FFFFFu) | 0x800000u) >> t->shift[ef]) + t->add[ef] : 0;
+    if (!neg) return (uint16_t)mag;
+    return t->sign_bit ? (uint16_t)(mag | t->sign_bit) : (uint16_t)(-mag & t->code_mask);
 }
 
 static inline __attribute__((always_inline)) float fast_round(const fast_table *t, float y, mx_round mode)
@@ -200,27 +236,34 @@ static inline __attribute__((always_inline)) float fast_round(const fast_table *
 }
 
 static inline __attribute__((always_inline)) void
-fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, int se, mx_round mode)
+fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes, int se,
+                mx_round mode)
 {
     const float down = ldexpf(1.0f, -se), up = ldexpf(1.0f, se);
     for (size_t r = 0; r < v->rows; r++) {
-        const float *xr = x + v->base + r * v->row_stride;
-        float *dr = deq + v->base + r * v->row_stride;
+        const size_t row = v->base + r * v->row_stride;
         for (size_t c = 0; c < v->cols; c++) {
-            float xi = xr[c * v->col_stride];
-            dr[c * v->col_stride] = copysignf(fast_round(t, fabsf(xi) * down, mode), xi) * up;
+            const size_t i = row + c * v->col_stride;
+            const float xi = x[i], m = fast_round(t, fabsf(xi) * down, mode);
+            if (deq) deq[i] = copysignf(m, xi) * up;
+            if (codes) codes[i] = fast_code(t, m, signbit(xi) != 0);
         }
     }
 }
 
-/* One specialised loop per rounding mode. */
-static void fast_block(const fast_table *t, const block_view *v, const float *x, float *deq, int se)
+/* One specialised loop per rounding mode and output set. */
+static void fast_block(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes, int se)
 {
-    switch (t->round) {
-    case MX_ROUND_NEAREST: fast_block_mode(t, v, x, deq, se, MX_ROUND_NEAREST); break;
-    case MX_ROUND_FLOOR:   fast_block_mode(t, v, x, deq, se, MX_ROUND_FLOOR); break;
-    default:               fast_block_mode(t, v, x, deq, se, MX_ROUND_EVEN); break;
+#define FAST_MODES(D, C)                                                              \
+    switch (t->round) {                                                               \
+    case MX_ROUND_NEAREST: fast_block_mode(t, v, x, D, C, se, MX_ROUND_NEAREST); break; \
+    case MX_ROUND_FLOOR:   fast_block_mode(t, v, x, D, C, se, MX_ROUND_FLOOR); break;   \
+    default:               fast_block_mode(t, v, x, D, C, se, MX_ROUND_EVEN); break;    \
     }
+    if (!codes) FAST_MODES(deq, NULL)
+    else if (!deq) FAST_MODES(NULL, codes)
+    else FAST_MODES(deq, codes)
+#undef FAST_MODES
 }
 
 typedef struct {
@@ -229,7 +272,7 @@ typedef struct {
     uint16_t *codes;
     uint8_t *scales;
     float *deq;
-    const fast_table *fast; /* non-NULL: deq only, by fast_block */
+    const fast_table *fast; /* non-NULL: codes and deq by fast_block */
 } quant_ctx;
 
 static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
@@ -251,7 +294,7 @@ static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
     }
     int se = (int)scale - 127;
     if (q->fast) {
-        fast_block(q->fast, v, q->x, q->deq, se);
+        fast_block(q->fast, v, q->x, q->deq, q->codes, se);
         return scale;
     }
     mx_encode_opts enc = s->enc;
@@ -326,7 +369,7 @@ int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x
     if (mx_block_scale_shape(s, sh, &ssh, err, errlen)) return -1;
     fast_table fast;
     quant_ctx q = {s, x, codes, scales, deq, NULL};
-    if (!codes && deq && fast_path_ok(s)) {
+    if ((codes || deq) && fast_path_ok(s)) {
         fast_table_init(s, &fast);
         q.fast = &fast;
     }
