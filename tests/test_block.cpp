@@ -291,11 +291,17 @@ TEST(Block, FastPathEqualsGenericPath)
     }
     x[5] = NAN;
     x[700] = -0.0f;
-    const char *formats[] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4", "mxfp6_e3m2", "mxfp6_e2m3"};
+    // "mxsf5", "mxsf7": MXSF with FP5 bias 5 and 7 (the fast path takes biases up to 8)
+    const char *formats[] = {"mxsf", "mxsf5", "mxsf7", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4",
+                             "mxfp6_e3m2", "mxfp6_e2m3"};
     for (const char *mx : formats)
         for (int tile : {0, 8})
         for (mx_round rm : {MX_ROUND_EVEN, MX_ROUND_NEAREST, MX_ROUND_FLOOR}) {
-            mx_block_spec s = spec(mx, 32, rm);
+            const bool b5 = !std::strncmp(mx, "mxsf", 4) && mx[4];
+            mx_block_spec s = spec(b5 ? "mxsf" : mx, 32, rm);
+            if (b5) {
+                ASSERT_EQ(mx_format_mxsf(mx[4] - '0', &s.elem), 0);
+            }
             s.tile_rows = s.tile_cols = tile;
             mx_shape sh = make_shape({64, 64});
             auto q = quantize(s, sh, x);
