@@ -33,16 +33,16 @@ $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a: $(CA_RTL)
 $(CA_DIR)/obj_$(1)x$(2)x$(3)/%.o: sim/cosim_array/%.cpp $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a
 	@mkdir -p $$(dir $$@)
 	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(CA_DIR)/vl_$(1)x$(2)x$(3) \
-	  $(CA_VLDEF) $(if $(5),,-DCA_NO_TRACE) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP -c $$< -o $$@
+	  $(CA_VLDEF) $(if $(5),,-DCA_NO_TRACE) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP $(SANFLAGS) -c $$< -o $$@
 
 $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
 	@mkdir -p $$(dir $$@)
-	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -MMD -MP -c $$< -o $$@
+	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -MMD -MP $(SANFLAGS) -c $$< -o $$@
 
 $(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_array_main.o $(CA_DIR)/obj_$(1)x$(2)x$(3)/array_model.o \
     $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ) \
     $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
-	$(CXX) -o $$@ $$^ -lyaml-cpp -lz -lpthread -lm
+	$(CXX) $(LDFLAGS) -o $$@ $$^ -lyaml-cpp -lz -lpthread -lm
 
 -include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
 endef
@@ -105,6 +105,13 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 
 # `make cosim` (and with it `make test`) runs the array co-simulation after the unit regression.
 cosim-run: cosim-array
+
+# The array co-simulation again with the harness, its C++ twin and the C core
+# built with ASan + UBSan (the Verilated model uninstrumented), in $(BUILD)/san.
+.PHONY: cosim-array-san
+cosim-array-san:
+	+$(MAKE) BUILD=$(BUILD)/san SAN=1 OPT=-O1 cosim-array
+test-extra:: cosim-array-san
 
 # Area of a small array (2x2 PEs, L = 2, all formats) and of the controller
 # with it (yosys generic cells; Nangate45-proxy area as `make area`).

@@ -106,6 +106,14 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 
 test-extra:: test-systemc
 
+# The same SystemC tests built with ASan + UBSan (SANFLAGS; the Verilated model
+# and the Verilator runtime are not instrumented), in $(BUILD)/san.
+.PHONY: test-systemc-san
+test-systemc-san:
+	+$(MAKE) BUILD=$(BUILD)/san SAN=1 OPT=-O1 test-systemc
+
+test-extra:: test-systemc-san
+
 # RTL co-simulation speed (Verilated mx_array_ctrl, cycles/s) next to the C++
 # cycle twin and the C core's values, same GEMM (64x64x256 MXSF), 4x4 and
 # 16x16 arrays at L = 8: one Verilator build per size (mk/cosim_array.mk).
