@@ -79,6 +79,19 @@ int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen)
 
 /* ---- cycle model --------------------------------------------------------- */
 
+/* S1 of one lane: decode A's code in fmt and B's in fmt_b, multiply. */
+static void lane_product(const mx_pe_config *cfg, uint32_t a, uint32_t b, mx_mul_out *mo)
+{
+    mx_decode_in da = {a, cfg->fmt, cfg->fp5_bias};
+    mx_decode_in db = {b, cfg->fmt_b, cfg->fp5_bias};
+    mx_decode_out oa, ob;
+    mx_decode_comb(&da, &oa);
+    mx_decode_comb(&db, &ob);
+    mx_mul_in mi = {oa.sign_o, oa.sig_o, oa.lsb_o, oa.zero_o, oa.nan_o, oa.inf_o, oa.mode_o,
+                    ob.sign_o, ob.sig_o, ob.lsb_o, ob.zero_o, ob.nan_o, ob.inf_o, ob.mode_o};
+    mx_mul_comb(&mi, mo);
+}
+
 void mx_pe_reset(mx_pe_regs *q) { memset(q, 0, sizeof *q); }
 
 void mx_pe_tick(mx_pe_regs *q, const mx_pe_regs *d) { *q = *d; }
@@ -141,15 +154,8 @@ void mx_pe_comb(const mx_pe_config *cfg, const mx_pe_in *in, const mx_pe_regs *q
         d->s1_first_q = in->first_i; d->s1_last_q = in->last_i; d->s1_acc_q = in->acc_i;
         d->s1_a_scale_q = in->a_scale_i; d->s1_b_scale_q = in->b_scale_i;
         for (int i = 0; i < L; i++) {
-            mx_decode_in da = {in->a_codes_i[i], cfg->fmt, cfg->fp5_bias};
-            mx_decode_in db = {in->b_codes_i[i], cfg->fmt_b, cfg->fp5_bias};
-            mx_decode_out oa, ob;
-            mx_decode_comb(&da, &oa);
-            mx_decode_comb(&db, &ob);
-            mx_mul_in mi = {oa.sign_o, oa.sig_o, oa.lsb_o, oa.zero_o, oa.nan_o, oa.inf_o, oa.mode_o,
-                            ob.sign_o, ob.sig_o, ob.lsb_o, ob.zero_o, ob.nan_o, ob.inf_o, ob.mode_o};
             mx_mul_out mo;
-            mx_mul_comb(&mi, &mo);
+            lane_product(cfg, in->a_codes_i[i], in->b_codes_i[i], &mo);
             d->s1_sign_q[i] = mo.sign_o; d->s1_prod_q[i] = mo.prod_o; d->s1_exp_q[i] = mo.exp_o;
             d->s1_zero_q[i] = mo.zero_o; d->s1_nan_q[i] = mo.nan_o; d->s1_inf_q[i] = mo.inf_o;
             d->s1_mode_q[i] = mo.mode_o;
@@ -195,15 +201,8 @@ static uint32_t group_slow(const mx_pe_config *cfg, const uint16_t *a,
     mx_accum_regs q = {acc, 0, 0}, d;
     mx_accum_out ao;
     for (int i = 0; i < cfg->lanes; i++) {
-        mx_decode_in da = {i < n ? a[i] : 0u, cfg->fmt, cfg->fp5_bias};
-        mx_decode_in db = {i < n ? b[i] : 0u, cfg->fmt_b, cfg->fp5_bias};
-        mx_decode_out oa, ob;
-        mx_decode_comb(&da, &oa);
-        mx_decode_comb(&db, &ob);
-        mx_mul_in mi = {oa.sign_o, oa.sig_o, oa.lsb_o, oa.zero_o, oa.nan_o, oa.inf_o, oa.mode_o,
-                        ob.sign_o, ob.sig_o, ob.lsb_o, ob.zero_o, ob.nan_o, ob.inf_o, ob.mode_o};
         mx_mul_out mo;
-        mx_mul_comb(&mi, &mo);
+        lane_product(cfg, i < n ? a[i] : 0u, i < n ? b[i] : 0u, &mo);
         li.sign_i[i] = mo.sign_o; li.prod_i[i] = mo.prod_o; li.exp_i[i] = mo.exp_o;
         li.nan_i[i] = mo.nan_o; li.inf_i[i] = mo.inf_o;
     }

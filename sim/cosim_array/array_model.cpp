@@ -214,6 +214,18 @@ void tile_sram::read_bs(unsigned addr, std::vector<uint8_t> &out) const
         if (addr < bs[(size_t)c].size()) out[(size_t)c] = bs[(size_t)c][addr];
 }
 
+tile_cycle_in tile_cycle_in_idle(const tile_desc &d, int R, int C, int L)
+{
+    tile_cycle_in in;
+    in.d = d;
+    in.a_rdata.assign((size_t)(R * L), 0);
+    in.b_rdata.assign((size_t)(C * L), 0);
+    in.as_rdata.assign((size_t)R, 0);
+    in.bs_rdata.assign((size_t)C, 0);
+    in.blk_ready.assign((size_t)C, 1);
+    return in;
+}
+
 void tile_sram_respond(const tile_sram &sram, const tile_cycle_out &o, tile_cycle_in &in)
 {
     if (o.rd) {

@@ -115,6 +115,10 @@ struct tile_cycle_out {
     std::vector<uint8_t> scales;              /* C */
 };
 
+/* Inputs of a cycle with descriptor d, no start, zero SRAM data and every
+ * column ready (vectors sized for R rows, C columns, L lanes). */
+tile_cycle_in tile_cycle_in_idle(const tile_desc &d, int R, int C, int L);
+
 /* The SRAM's answer to one cycle of the controller: the data of this cycle's
  * read addresses on the next cycle, zeros when it issued no read. */
 void tile_sram_respond(const tile_sram &sram, const tile_cycle_out &o, tile_cycle_in &in);

@@ -209,13 +209,7 @@ int main(int argc, char **argv)
 
         model.reset();
         if (fault_r >= 0) model.array().inject_fault(fault_r, fault_c);
-        tile_cycle_in in;
-        in.d = d;
-        in.a_rdata.assign(ARR_R * ARR_L, 0);
-        in.b_rdata.assign(ARR_C * ARR_L, 0);
-        in.as_rdata.assign(ARR_R, 0);
-        in.bs_rdata.assign(ARR_C, 0);
-        in.blk_ready.assign(ARR_C, 1);
+        tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
         /* reset the RTL */
         top->rst_ni = 0;
         rtl_tile::drive(top, in);

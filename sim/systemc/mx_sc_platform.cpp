@@ -45,37 +45,30 @@ mx_sc_platform::mx_sc_platform(sc_module_name nm, const mx_arch_config &cfg,
     SC_THREAD(cpu_thread);
 }
 
-uint32_t mx_sc_platform::rd(uint32_t off)
+/* One 32-bit register access over the CPU socket, waiting its annotated delay. */
+void mx_sc_platform::reg_access(tlm::tlm_command cmd, uint32_t off, uint32_t *v)
 {
     tlm::tlm_generic_payload p;
-    uint32_t v = 0;
     sc_time d = SC_ZERO_TIME;
-    p.set_command(tlm::TLM_READ_COMMAND);
+    p.set_command(cmd);
     p.set_address(off);
-    p.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
+    p.set_data_ptr(reinterpret_cast<unsigned char *>(v));
     p.set_data_length(4);
     p.set_streaming_width(4);
     p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     cpu->b_transport(p, d);
-    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) SC_REPORT_ERROR("mx_sc_platform", "register read failed");
+    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) SC_REPORT_ERROR("mx_sc_platform", "register access failed");
     wait(d);
+}
+
+uint32_t mx_sc_platform::rd(uint32_t off)
+{
+    uint32_t v = 0;
+    reg_access(tlm::TLM_READ_COMMAND, off, &v);
     return v;
 }
 
-void mx_sc_platform::wr(uint32_t off, uint32_t v)
-{
-    tlm::tlm_generic_payload p;
-    sc_time d = SC_ZERO_TIME;
-    p.set_command(tlm::TLM_WRITE_COMMAND);
-    p.set_address(off);
-    p.set_data_ptr(reinterpret_cast<unsigned char *>(&v));
-    p.set_data_length(4);
-    p.set_streaming_width(4);
-    p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    cpu->b_transport(p, d);
-    if (p.get_response_status() != tlm::TLM_OK_RESPONSE) SC_REPORT_ERROR("mx_sc_platform", "register write failed");
-    wait(d);
-}
+void mx_sc_platform::wr(uint32_t off, uint32_t v) { reg_access(tlm::TLM_WRITE_COMMAND, off, &v); }
 
 void mx_sc_platform::cpu_thread()
 {

@@ -58,6 +58,7 @@ private:
     void cpu_thread();
     uint32_t rd(uint32_t off);
     void wr(uint32_t off, uint32_t v);
+    void reg_access(tlm::tlm_command cmd, uint32_t off, uint32_t *v);
 };
 
 /* Simulates until every platform's CPU thread has finished, in 1 ms slices:

@@ -127,14 +127,8 @@ struct rtl_run {
         N = d.N;
         out = outp;
         if (out) out->assign((size_t)(M * N), 0);
-        in = tile_cycle_in();
+        in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
         in.start = 1;
-        in.d = d;
-        in.a_rdata.assign(ARR_R * ARR_L, 0);
-        in.b_rdata.assign(ARR_C * ARR_L, 0);
-        in.as_rdata.assign(ARR_R, 0);
-        in.bs_rdata.assign(ARR_C, 0);
-        in.blk_ready.assign(ARR_C, 1);
         colq.assign(ARR_C, {});
         for (long long c0 = 0; c0 < N; c0 += ARR_C)
             for (long long r0 = 0; r0 < M; r0 += ARR_R)
