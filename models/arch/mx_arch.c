@@ -402,6 +402,49 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
     return f;
 }
 
+/* Output writes waiting for the DRAM channel, oldest first.  A batch (an
+ * output tile's store) exists from the cycle its tile finished computing:
+ * it may only use channel time from then on, never idle time before it.
+ * When the ring is full the newest batch joins the last one at the later
+ * time (delays writes, never retires them early). */
+#define WR_QUEUE_MAX 64
+typedef struct {
+    long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
+    int head, n;
+} wr_queue;
+
+static void wr_queue_push(wr_queue *q, long long t, long long cyc)
+{
+    if (q->n == WR_QUEUE_MAX) {
+        int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
+        q->t[last] = llmax(q->t[last], t);
+        q->cyc[last] += cyc;
+        return;
+    }
+    int i = (q->head + q->n++) % WR_QUEUE_MAX;
+    q->t[i] = t;
+    q->cyc[i] = cyc;
+}
+
+/* Serves queued writes in the channel's idle window [from, until) (until < 0:
+ * no end, drain everything); returns the cycle the channel is free again. */
+static long long wr_queue_serve(wr_queue *q, long long from, long long until)
+{
+    long long cur = from;
+    while (q->n > 0) {
+        int i = q->head;
+        long long s = llmax(cur, q->t[i]);
+        if (until >= 0 && s >= until) break;
+        long long used = until < 0 ? q->cyc[i] : llmin(q->cyc[i], until - s);
+        q->cyc[i] -= used;
+        cur = s + used;
+        if (q->cyc[i] > 0) break;
+        q->head = (q->head + 1) % WR_QUEUE_MAX;
+        q->n--;
+    }
+    return cur;
+}
+
 static long long dram_cycles(const mx_arch_config *c, long long bytes)
 {
     if (bytes <= 0) return 0;
@@ -473,7 +516,7 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
      * compute ends is the drain stall. */
     long long compute_end = 0, end1 = 0, end2 = 0; /* compute end of tiles t-1, t-2 */
     long long dram_free = 0;                        /* DRAM busy with reads until   */
-    long long wr_pending = 0, wr_time = 0;           /* write cycles queued, since   */
+    wr_queue wq = {0};                               /* output writes waiting for DRAM */
     long long last_a = -1, last_b = -1;
     long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
     long long extra_rem = extra_bytes - extra_per_tile * ntiles;
@@ -502,11 +545,7 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
                 if (!c->ideal_memory && la + lb > 0) {
                     long long want = llmax(dram_free, c->double_buffer ? end2 : end1);
                     /* queued writes use the idle channel before this read */
-                    long long from = llmax(dram_free, wr_time);
-                    if (want > from && wr_pending > 0) {
-                        long long used = llmin(wr_pending, want - from);
-                        wr_pending -= used;
-                    }
+                    wr_queue_serve(&wq, dram_free, want);
                     dram_free = want + dram_cycles(c, la + lb);
                     ready = dram_free + c->dram_latency;
                 }
@@ -551,15 +590,14 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
                 }
                 long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
-                    if (wr_pending == 0) wr_time = compute_end;
-                    wr_pending += dram_cycles(c, store + extra);
+                    wr_queue_push(&wq, compute_end, dram_cycles(c, store + extra));
                 }
             }
         }
     }
     long long total = compute_end;
-    if (!c->ideal_memory && wr_pending > 0) {
-        long long wr_end = llmax(dram_free, wr_time) + wr_pending;
+    if (!c->ideal_memory && wq.n > 0) {
+        long long wr_end = wr_queue_serve(&wq, dram_free, -1);
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
