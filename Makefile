@@ -42,6 +42,18 @@ $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# The commit built, for mxsim_version() (sim/version.c): the stamp file is
+# rewritten only when `git describe` changes, so nothing else rebuilds.
+$(BUILD)/git-version: FORCE
+	@mkdir -p $(dir $@)
+	@v=$$(git describe --always --dirty 2>/dev/null || echo unknown); \
+	  [ "$$(cat $@ 2>/dev/null)" = "$$v" ] || echo "$$v" > $@
+$(BUILD)/obj/sim/version.o: sim/version.c $(BUILD)/git-version
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DMXSIM_GIT=\"$$(cat $(BUILD)/git-version)\" -c $< -o $@
+.PHONY: FORCE
+FORCE:
+
 $(BUILD)/obj/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@

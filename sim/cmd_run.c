@@ -7,6 +7,7 @@
 #include "config_yaml.h"
 #include "mxsim_cmd.h"
 #include "operand_data.h"
+#include "version.h"
 
 #include "arch/mx_arch.h"
 #include "arch/mx_trace.h"
@@ -212,6 +213,7 @@ static int is_mx(const mx_arch_config *c)
 static void print_table(const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     const mx_arch_config *c = &r->cfg;
+    printf("mxsim %s\n", mxsim_version());
     printf("config %s: %dx%d %s, %d lanes, A %s B %s out %s, %s; trace %s (%zu GEMMs), %s mode\n",
            c->name, c->rows, c->cols, mx_dataflow_name(c->dataflow), c->lanes, c->a_format,
            c->b_format, c->out_format,
@@ -333,6 +335,8 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     json_str(f, r->energy.path);
     fprintf(f, ",\n  \"trace\": ");
     json_str(f, o->trace_path);
+    fprintf(f, ",\n  \"mxsim_version\": ");
+    json_str(f, mxsim_version());
     fprintf(f, ",\n  \"mode\": \"%s\",\n  \"gemms\": [\n", o->functional ? "functional" : "timing");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
