@@ -35,6 +35,7 @@ typedef struct {
     int quiet;
     int progress; /* -1 auto (terminal), 0 off, 1 on */
     uint64_t seed;
+    const char *engine; /* --engine: overrides the config's `engine` key */
 } run_opts;
 
 typedef struct {
@@ -50,6 +51,9 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mxsim run -c CONFIG.yaml -t TRACE.csv [--mode timing|functional] [-o OUTDIR]\n"
             "                 [--compare BASELINE.yaml] [--set KEY=VALUE]... [--seed N]\n"
+            "                 [--engine analytic|cycle]\n"
+            "  --engine cycle steps tile loads, DRAM (memory.dram), SRAM banks, folds and the\n"
+            "  RQU by exact events; analytic (default) uses closed forms.\n"
             "                 [--data DIR] [--progress|--no-progress] [-q]\n"
             "  Runs every GEMM of the trace on the configured accelerator; prints a table\n"
             "  per GEMM and the total; with -o writes OUTDIR/report.json and report.csv.\n"
@@ -74,7 +78,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed") || !strcmp(a, "--data");
+                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine");
         if (!takes) {
             fprintf(stderr, "mxsim run: unknown option '%s'\n", a);
             return 2;
@@ -89,6 +93,11 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
         else if (!strcmp(a, "--compare")) o->compare_path = v;
         else if (!strcmp(a, "--data")) o->data_dir = v;
+        else if (!strcmp(a, "--engine")) {
+            mx_engine e;
+            if (mx_engine_parse(v, &e)) { fprintf(stderr, "mxsim run: option '--engine': must be analytic or cycle, got '%s'\n", v); return 2; }
+            o->engine = v;
+        }
         else if (!strcmp(a, "--set")) {
             if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
             o->sets[o->nsets++] = v;
@@ -142,6 +151,11 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
             fprintf(stderr, "mxsim run: %s\n", err);
             return 2;
         }
+    if (o->engine) mx_engine_parse(o->engine, &r->cfg.engine);
+    if (mx_config_dram(config_path, &r->cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim run: %s\n", err);
+        return 2;
+    }
     if (mx_energy_load(epath, &r->energy, err, sizeof err) != 0) {
         fprintf(stderr, "mxsim run: %s\n", err);
         return 2;
@@ -210,16 +224,31 @@ static int is_mx(const mx_arch_config *c)
     return mx_operand_fmt_resolve(c, c->a_format, &f) == 0 && f.is_mx;
 }
 
+/* The memory system the numbers came from. */
+static void print_memory(const mx_arch_config *c)
+{
+    if (c->ideal_memory) { printf("memory: ideal (no memory stalls)\n"); return; }
+    if (c->dram_model)
+        printf("memory: DRAM %s (%s), %d channel(s), %.1f GB/s peak, %s page; sustained %.1f B/cycle read, idle read latency %d cycles\n",
+               c->dram.name, c->dram_preset, c->dram.channels, mx_dram_peak_gbs(&c->dram),
+               c->dram.page_policy == MX_PAGE_OPEN ? "open" : "closed",
+               c->dram_cal.read_bytes_per_cycle, c->dram_cal.latency);
+    else
+        printf("memory: DRAM channel %.1f B/cycle, latency %d cycles (no protocol model: memory.dram unset)\n",
+               c->dram_bytes_per_cycle, c->dram_latency);
+}
+
 static void print_table(const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     const mx_arch_config *c = &r->cfg;
     printf("mxsim %s\n", mxsim_version());
-    printf("config %s: %dx%d %s, %d lanes, A %s B %s out %s, %s; trace %s (%zu GEMMs), %s mode\n",
+    printf("config %s: %dx%d %s, %d lanes, A %s B %s out %s, %s; trace %s (%zu GEMMs), %s mode, %s engine\n",
            c->name, c->rows, c->cols, mx_dataflow_name(c->dataflow), c->lanes, c->a_format,
            c->b_format, c->out_format,
            !is_mx(c) ? "no block scales" : c->tile_rows ? "2-D tiles" : "1-D blocks",
            o->trace_path, tr->n,
-           o->functional ? "functional" : "timing");
+           o->functional ? "functional" : "timing", mx_engine_name(c->engine));
+    print_memory(c);
     printf("%-20s %-5s %7s %7s %7s %6s %14s %6s %12s %10s", "gemm", "phase", "M", "N", "K", "count",
            "cycles", "util%", "energy_uJ", "requant");
     if (o->functional) printf(" %8s %10s", "qsnr_dB", "max_err");
@@ -247,6 +276,10 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
     for (int i = 0; i < MX_E_NCOMP; i++)
         printf(" %s %.1f", mx_energy_comp_name((mx_energy_comp)i), t->energy_pj[i] * 1e-6);
     printf("\n");
+    if (t->dram_model)
+        printf("dram (%s): %.1f uJ, %lld activates, %lld refreshes, row hits %lld misses %lld%s\n",
+               c->dram.name, t->dram_energy_pj * 1e-6, t->dram_act, t->dram_ref, t->dram_row_hits,
+               t->dram_row_misses, c->engine == MX_ENGINE_CYCLE ? "" : " (analytic: estimated from calibration probes)");
     if (o->functional)
         printf("numerics: QSNR %.2f dB, max |error| %.4g over %lld checked outputs%s\n", t->qsnr_db,
                t->max_abs_err, t->checked_outputs, t->sampled ? " (some GEMMs sampled)" : "");
@@ -307,6 +340,9 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
     fprintf(f, "%s\"rqu_elements\": %lld,\n%s\"requant_elements\": %lld,\n%s\"requant_copies\": %lld,\n",
             ind, s->rqu_elements, ind, s->requant_elements, ind, s->requant_copies);
     fprintf(f, "%s\"folds\": %lld,\n%s\"tiles\": %lld,\n", ind, s->folds, ind, s->tiles);
+    if (s->dram_model)
+        fprintf(f, "%s\"dram_commands\": {\"act\": %lld, \"pre\": %lld, \"ref\": %lld, \"row_hits\": %lld, \"row_misses\": %lld},\n",
+                ind, s->dram_act, s->dram_pre, s->dram_ref, s->dram_row_hits, s->dram_row_misses);
     if (s->functional) {
         fprintf(f, "%s\"qsnr_db\": ", ind);
         json_num(f, s->qsnr_db);
@@ -337,7 +373,22 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     json_str(f, o->trace_path);
     fprintf(f, ",\n  \"mxsim_version\": ");
     json_str(f, mxsim_version());
-    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"gemms\": [\n", o->functional ? "functional" : "timing");
+    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"engine\": \"%s\",\n  \"dram\": ", o->functional ? "functional" : "timing",
+            mx_engine_name(r->cfg.engine));
+    if (r->cfg.dram_model) {
+        fprintf(f, "{\"name\": ");
+        json_str(f, r->cfg.dram.name);
+        fprintf(f, ", \"preset\": ");
+        json_str(f, r->cfg.dram_preset);
+        fprintf(f, ", \"channels\": %d, \"tCK_ns\": ", r->cfg.dram.channels);
+        json_num(f, r->cfg.dram.tCK_ns);
+        fprintf(f, "}");
+    } else {
+        fprintf(f, "{\"bytes_per_cycle\": ");
+        json_num(f, r->cfg.dram_bytes_per_cycle);
+        fprintf(f, ", \"latency\": %d}", r->cfg.dram_latency);
+    }
+    fprintf(f, ",\n  \"gemms\": [\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
         fprintf(f, "    {\n      \"name\": ");

@@ -2,6 +2,7 @@
 // mx_energy_table.  Every node carries its line (YAML::Mark), so every error
 // names file, line and dotted key.
 #include "config_yaml.h"
+#include "dram_config.h"
 
 // GCC 12 reports a false -Wdangling-pointer inside yaml-cpp's Node assignment
 // (node/impl.h); the warning is silenced for the library's header only.
@@ -23,6 +24,8 @@
 #include <functional>
 #include <map>
 #include <string>
+
+#include <sys/stat.h>
 
 namespace {
 
@@ -162,6 +165,16 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
         if (v == "time") c->tiling_min_traffic = 0;
         else if (v == "traffic") c->tiling_min_traffic = 1;
         else bad(f, n, k, "must be time or traffic, got '%s'", v.c_str());
+    };
+    t["memory.dram"] = [=](const YAML::Node &n, const std::string &k) {
+        get_str(f, n, k, c->dram_preset, sizeof c->dram_preset);
+        if (!strcmp(c->dram_preset, "none")) c->dram_preset[0] = '\0';
+        c->dram_model = 0; // loaded by mx_config_dram() after all overrides
+    };
+    t["memory.dram_channels"] = [=](const YAML::Node &n, const std::string &k) { c->dram_channels = (int)get_int(f, n, k, 1, 64); c->dram_model = 0; };
+    t["engine"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string v = scalar(f, n, k);
+        if (mx_engine_parse(v.c_str(), &c->engine)) bad(f, n, k, "must be analytic or cycle, got '%s'", v.c_str());
     };
     t["memory.ideal"] = [=](const YAML::Node &n, const std::string &k) { c->ideal_memory = get_bool(f, n, k); };
     t["rqu.elements_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->rqu_elements_per_cycle = (int)get_int(f, n, k, 1, 65536); };
@@ -344,6 +357,44 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
         return -1;
     } catch (const YAML::Exception &e) {
         copy_err(err, errlen, file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+// memory.dram: a preset name (configs/dram/NAME.yaml next to the config
+// file, else in the source tree) or a .yaml/.ini path relative to the config.
+extern "C" int mx_config_dram(const char *config_path, mx_arch_config *c, char *err, size_t errlen)
+{
+    c->dram_model = 0;
+    memset(&c->dram_cal, 0, sizeof c->dram_cal);
+    if (!c->dram_preset[0]) return 0;
+    std::string v = c->dram_preset, dir = dirname_of(config_path), path;
+    bool is_name = v.find('/') == std::string::npos && v.find('.') == std::string::npos;
+    if (is_name) {
+        std::string a = dir + "/dram/" + v + ".yaml", b = std::string(MXSIM_SRC_DIR) + "/configs/dram/" + v + ".yaml";
+        struct stat st;
+        path = stat(a.c_str(), &st) == 0 ? a : stat(b.c_str(), &st) == 0 ? b : "";
+        if (path.empty()) {
+            copy_err(err, errlen, std::string(config_path) + ": key 'memory.dram': no preset '" + v + "' (looked for " + a + " and " + b + ")");
+            return -1;
+        }
+    } else {
+        path = v[0] == '/' ? v : dir + "/" + v;
+    }
+    char derr[600];
+    if (mx_dram_config_load(path.c_str(), &c->dram, derr, sizeof derr) != 0) {
+        copy_err(err, errlen, std::string(derr) + " (memory.dram of " + config_path + ")");
+        return -1;
+    }
+    if (c->dram_channels > 0) c->dram.channels = c->dram_channels;
+    if (mx_dram_config_check(&c->dram, derr, sizeof derr) != 0) {
+        copy_err(err, errlen, path + ": " + derr + " (memory.dram of " + config_path + ")");
+        return -1;
+    }
+    c->dram_model = 1;
+    if (mx_arch_dram_calibrate(c, derr, sizeof derr) != 0) {
+        copy_err(err, errlen, std::string(config_path) + ": " + derr);
         return -1;
     }
     return 0;

@@ -22,6 +22,11 @@ int mx_config_load(const char *path, mx_arch_config *c, char *energy_path, char 
 /* Applies one override "dotted.key=value" (as in the file) to c.  0 or -1. */
 int mx_config_override(mx_arch_config *c, const char *assignment, char *err, size_t errlen);
 
+/* Loads the DRAM named by c->dram_preset (memory.dram) into c->dram, applies
+ * memory.dram_channels and calibrates the analytic engine; nothing when the
+ * key is empty.  Call after the file and every override.  0, or -1. */
+int mx_config_dram(const char *config_path, mx_arch_config *c, char *err, size_t errlen);
+
 /* Every entry needs pj, source, node and voltage.  0, or -1 with err set. */
 int mx_energy_load(const char *path, mx_energy_table *t, char *err, size_t errlen);
 

@@ -4,6 +4,7 @@
  * Decisions: docs/ARCH.md.
  */
 #include "arch/mx_arch.h"
+#include "arch/mx_cycle.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -46,6 +47,15 @@ int mx_dataflow_parse(const char *s, mx_dataflow *out)
     static const char *names[] = {"os", "ws", "is"};
     for (int i = 0; i < 3; i++)
         if (strcmp(s, names[i]) == 0) { *out = (mx_dataflow)i; return 0; }
+    return -1;
+}
+
+const char *mx_engine_name(mx_engine e) { return e == MX_ENGINE_CYCLE ? "cycle" : "analytic"; }
+
+int mx_engine_parse(const char *s, mx_engine *out)
+{
+    if (!strcmp(s, "analytic")) { *out = MX_ENGINE_ANALYTIC; return 0; }
+    if (!strcmp(s, "cycle")) { *out = MX_ENGINE_CYCLE; return 0; }
     return -1;
 }
 
@@ -246,7 +256,7 @@ long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long
 
 /* ---- tiling ----------------------------------------------------------------- */
 
-static long long tile_bytes(long long rows, long long cols, double bits)
+long long mx_arch_tile_bytes(long long rows, long long cols, double bits)
 {
     return (long long)ceil((double)rows * (double)cols * bits / 8.0);
 }
@@ -360,7 +370,7 @@ static void add_mul(mx_stats *s, int wa, int wb, double count)
 
 /* Multiplies split by significand widths; MXSF in timing mode splits by the
  * configured fraction of E2M5-mode elements (functional mode counts codes). */
-static void count_muls(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+void mx_arch_count_muls(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                        double macs, mx_stats *s)
 {
     int wa[2] = {fa->sig_bits, fa->fp5_sig_bits}, wb[2] = {fb->sig_bits, fb->fp5_sig_bits};
@@ -445,58 +455,131 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
     return cur;
 }
 
-static long long dram_cycles(const mx_arch_config *c, long long bytes)
+/* Channel cycles to move `bytes`: the configured bandwidth, or with a DRAM
+ * preset the calibrated sustained read / write bandwidth. */
+static long long dram_cycles(const mx_arch_config *c, long long bytes, int is_write)
 {
     if (bytes <= 0) return 0;
-    return (long long)ceil((double)bytes / c->dram_bytes_per_cycle);
+    double bw = c->dram_bytes_per_cycle;
+    if (c->dram_model && c->dram_cal.valid)
+        bw = is_write ? c->dram_cal.write_bytes_per_cycle : c->dram_cal.read_bytes_per_cycle;
+    return (long long)ceil((double)bytes / bw);
 }
 
-int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
-                        size_t errlen)
+static int dram_latency(const mx_arch_config *c)
 {
-    memset(s, 0, sizeof *s);
-    mx_operand_fmt fa, fb, fo;
-    const char *an = g->a_format[0] ? g->a_format : c->a_format;
-    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
-    if (mx_operand_fmt_resolve(c, an, &fa) != 0)
-        return fail(err, errlen, "GEMM '%s' (line %d): unknown A format '%s'", g->name, g->line, an);
-    if (mx_operand_fmt_resolve(c, bn, &fb) != 0)
-        return fail(err, errlen, "GEMM '%s' (line %d): unknown B format '%s'", g->name, g->line, bn);
-    if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0)
-        return fail(err, errlen, "unknown output format '%s'", c->out_format);
-    if ((fa.is_mx || fb.is_mx) && k_extent_of_block(c) % c->lanes != 0)
-        return fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
-    const long long M = g->M, N = g->N, K = g->K;
-    mx_tiling tl;
-    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
+    return c->dram_model && c->dram_cal.valid ? c->dram_cal.latency : c->dram_latency;
+}
 
-    /* training: second quantized copies (SPEC §4) */
+/* Training second quantized copies (SPEC §4): counters into s; returns the
+ * bytes written to DRAM for them. */
+long long mx_arch_train_copies(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                               const mx_operand_fmt *fb, mx_stats *s)
+{
     long long extra_bytes = 0;
+    const long long M = g->M, N = g->N, K = g->K;
     if (c->train_requant && c->tile_rows == 0) {
-        if (g->phase == MX_PHASE_DGRAD && fb.is_mx) { /* W^T: W was blocked along its other axis */
+        if (g->phase == MX_PHASE_DGRAD && fb->is_mx) { /* W^T: W was blocked along its other axis */
             s->requant_elements += K * N;
             s->requant_copies += 1;
-            long long b = tile_bytes(K, N, fb.bits_per_elem);
+            long long b = mx_arch_tile_bytes(K, N, fb->bits_per_elem);
             s->dram_write[MX_OP_B] += b;
             extra_bytes += b;
         }
         if (g->phase == MX_PHASE_WGRAD) {
-            if (fa.is_mx) { /* X^T: X was blocked along features, needed along tokens */
+            if (fa->is_mx) { /* X^T: X was blocked along features, needed along tokens */
                 s->requant_elements += M * K;
                 s->requant_copies += 1;
-                long long b = tile_bytes(M, K, fa.bits_per_elem);
+                long long b = mx_arch_tile_bytes(M, K, fa->bits_per_elem);
                 s->dram_write[MX_OP_A] += b;
                 extra_bytes += b;
             }
-            if (fb.is_mx) { /* dY: blocked along outputs for dgrad, needed along tokens */
+            if (fb->is_mx) { /* dY: blocked along outputs for dgrad, needed along tokens */
                 s->requant_elements += K * N;
                 s->requant_copies += 1;
-                long long b = tile_bytes(K, N, fb.bits_per_elem);
+                long long b = mx_arch_tile_bytes(K, N, fb->bits_per_elem);
                 s->dram_write[MX_OP_B] += b;
                 extra_bytes += b;
             }
         }
     }
+    return extra_bytes;
+}
+
+/* SRAM and fold counters of one tile (both engines): operand reads into the
+ * array, partial sums written (and read back when not the first K tile),
+ * outputs read by the RQU after the last K tile.  Returns the bytes the
+ * tile stores to DRAM (its finished outputs, 0 if not the last K tile). */
+long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
+                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, long long m,
+                          long long n, long long k, int readback, int last_k, mx_stats *s)
+{
+    long long sr, sc, tt;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &tt);
+    long long nrf = cdiv(sr, c->rows), ncf = cdiv(sc, c->cols);
+    s->folds += nrf * ncf;
+    long long abytes = mx_arch_tile_bytes(m, k, fa->bits_per_elem);
+    long long bbytes = mx_arch_tile_bytes(k, n, fb->bits_per_elem);
+    switch (c->dataflow) {
+    case MX_DATAFLOW_OS: /* both operands stream: A once per column fold */
+        s->sram_read[MX_OP_A] += abytes * ncf;
+        s->sram_read[MX_OP_B] += bbytes * nrf;
+        break;
+    case MX_DATAFLOW_WS: /* B stationary: read once; A streams per column fold */
+        s->sram_read[MX_OP_A] += abytes * ncf;
+        s->sram_read[MX_OP_B] += bbytes;
+        break;
+    case MX_DATAFLOW_IS: /* A stationary: read once; B streams per column fold */
+        s->sram_read[MX_OP_A] += abytes;
+        s->sram_read[MX_OP_B] += bbytes * ncf;
+        break;
+    }
+    s->sram_write[MX_OP_OUT] += m * n * 4;          /* FP32 (partial) sums */
+    if (readback) s->sram_read[MX_OP_OUT] += m * n * 4; /* partial sums back in */
+    long long store = 0;
+    if (last_k) {
+        s->sram_read[MX_OP_OUT] += m * n * 4; /* to the RQU */
+        store = mx_arch_tile_bytes(m, n, fo->bits_per_elem);
+        s->dram_write[MX_OP_OUT] += store;
+    }
+    return store;
+}
+
+int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_fmt *fa,
+                         mx_operand_fmt *fb, mx_operand_fmt *fo, char *err, size_t errlen)
+{
+    const char *an = g->a_format[0] ? g->a_format : c->a_format;
+    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
+    if (mx_operand_fmt_resolve(c, an, fa) != 0)
+        return fail(err, errlen, "GEMM '%s' (line %d): unknown A format '%s'", g->name, g->line, an);
+    if (mx_operand_fmt_resolve(c, bn, fb) != 0)
+        return fail(err, errlen, "GEMM '%s' (line %d): unknown B format '%s'", g->name, g->line, bn);
+    if (mx_operand_fmt_resolve(c, c->out_format, fo) != 0)
+        return fail(err, errlen, "unknown output format '%s'", c->out_format);
+    if ((fa->is_mx || fb->is_mx) && k_extent_of_block(c) % c->lanes != 0)
+        return fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
+    return 0;
+}
+
+int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
+                        size_t errlen)
+{
+    if (c->engine == MX_ENGINE_CYCLE) return mx_arch_gemm_cycle(c, g, s, err, errlen);
+    return mx_arch_gemm_analytic(c, g, s, err, errlen);
+}
+
+int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
+                          size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    mx_operand_fmt fa, fb, fo;
+    if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
+    const long long M = g->M, N = g->N, K = g->K;
+    mx_tiling tl;
+    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
+
+    /* training: second quantized copies (SPEC §4) */
+    long long extra_bytes = mx_arch_train_copies(c, g, &fa, &fb, s);
 
     double slow = c->ideal_memory ? 1.0 : sram_slowdown(c, &fa, &fb);
     long long ntiles = tl.m_tiles * tl.n_tiles * tl.k_tiles;
@@ -533,8 +616,8 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
                 int ek = ki == tl.k_tiles - 1;
                 long long k = dims_k[ek];
                 long long aid = mi * tl.k_tiles + ki, bid = ki * tl.n_tiles + ni;
-                long long la = aid != last_a ? tile_bytes(m, k, fa.bits_per_elem) : 0;
-                long long lb = bid != last_b ? tile_bytes(k, n, fb.bits_per_elem) : 0;
+                long long la = aid != last_a ? mx_arch_tile_bytes(m, k, fa.bits_per_elem) : 0;
+                long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb.bits_per_elem) : 0;
                 last_a = aid;
                 last_b = bid;
                 s->dram_read[MX_OP_A] += la;
@@ -546,8 +629,8 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
                     long long want = llmax(dram_free, c->double_buffer ? end2 : end1);
                     /* queued writes use the idle channel before this read */
                     wr_queue_serve(&wq, dram_free, want);
-                    dram_free = want + dram_cycles(c, la + lb);
-                    ready = dram_free + c->dram_latency;
+                    dram_free = want + dram_cycles(c, la + lb, 0);
+                    ready = dram_free + dram_latency(c);
                 }
                 long long start = llmax(end1, ready);
                 dram_stall += start - end1;
@@ -559,38 +642,10 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
                 end2 = end1;
                 end1 = compute_end;
 
-                /* SRAM reads into the array and partial sums */
-                long long sr, sc, tt;
-                mx_fold_geometry(c, m, n, k, &sr, &sc, &tt);
-                long long nrf = cdiv(sr, c->rows), ncf = cdiv(sc, c->cols);
-                s->folds += nrf * ncf;
-                long long abytes = tile_bytes(m, k, fa.bits_per_elem);
-                long long bbytes = tile_bytes(k, n, fb.bits_per_elem);
-                switch (c->dataflow) {
-                case MX_DATAFLOW_OS: /* both operands stream: A once per column fold */
-                    s->sram_read[MX_OP_A] += abytes * ncf;
-                    s->sram_read[MX_OP_B] += bbytes * nrf;
-                    break;
-                case MX_DATAFLOW_WS: /* B stationary: read once; A streams per column fold */
-                    s->sram_read[MX_OP_A] += abytes * ncf;
-                    s->sram_read[MX_OP_B] += bbytes;
-                    break;
-                case MX_DATAFLOW_IS: /* A stationary: read once; B streams per column fold */
-                    s->sram_read[MX_OP_A] += abytes;
-                    s->sram_read[MX_OP_B] += bbytes * ncf;
-                    break;
-                }
-                s->sram_write[MX_OP_OUT] += m * n * 4;          /* FP32 (partial) sums */
-                if (ki > 0) s->sram_read[MX_OP_OUT] += m * n * 4; /* partial sums back in */
-                long long store = 0;
-                if (ek) {
-                    s->sram_read[MX_OP_OUT] += m * n * 4; /* to the RQU */
-                    store = tile_bytes(m, n, fo.bits_per_elem);
-                    s->dram_write[MX_OP_OUT] += store;
-                }
+                long long store = mx_arch_tile_counts(c, &fa, &fb, &fo, m, n, k, ki > 0, ek, s);
                 long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
-                    wr_queue_push(&wq, compute_end, dram_cycles(c, store + extra));
+                    wr_queue_push(&wq, compute_end, dram_cycles(c, store + extra, 1));
                 }
             }
         }
@@ -624,7 +679,15 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, 
     s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
     s->exp_add_bits = (double)s->macs * (fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits);
     s->rqu_elements = M * N + s->requant_elements;
-    count_muls(c, &fa, &fb, (double)s->macs, s);
+    mx_arch_count_muls(c, &fa, &fb, (double)s->macs, s);
+    if (c->dram_model && c->dram_cal.valid && !c->ideal_memory) { /* estimated from the probes */
+        double rd = 0, wr = 0;
+        for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
+        s->dram_model = 1;
+        s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
+        s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
+                            (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+    }
     return 0;
 }
 
@@ -648,6 +711,13 @@ void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
         a->dram_write[i] += b->dram_write[i] * times;
     }
     a->rqu_elements += b->rqu_elements * times;
+    a->dram_model |= b->dram_model;
+    a->dram_act += b->dram_act * times;
+    a->dram_pre += b->dram_pre * times;
+    a->dram_ref += b->dram_ref * times;
+    a->dram_row_hits += b->dram_row_hits * times;
+    a->dram_row_misses += b->dram_row_misses * times;
+    a->dram_energy_pj += b->dram_energy_pj * (double)times;
     a->requant_elements += b->requant_elements * times;
     a->requant_copies += b->requant_copies * times;
     for (int i = 0; i < MX_E_NCOMP; i++) a->energy_pj[i] += b->energy_pj[i] * (double)times;

@@ -12,12 +12,17 @@
 #include "arch/mx_trace.h"
 #include "formats/mx_block.h"
 #include "formats/mx_format.h"
+#include "mem/mx_dram.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 typedef enum { MX_DATAFLOW_OS = 0, MX_DATAFLOW_WS, MX_DATAFLOW_IS } mx_dataflow;
+/* Which engine times a GEMM (SPEC §4.2): closed forms, or the cycle engine. */
+typedef enum { MX_ENGINE_ANALYTIC = 0, MX_ENGINE_CYCLE = 1 } mx_engine;
+const char *mx_engine_name(mx_engine e);
+int mx_engine_parse(const char *s, mx_engine *out);
 const char *mx_dataflow_name(mx_dataflow d);
 int mx_dataflow_parse(const char *s, mx_dataflow *out);
 
@@ -41,6 +46,7 @@ typedef struct {
     int pe_pipeline_depth;     /* P: stages from operand in to accumulator update  */
     int fold_overlap;          /* 1: consecutive folds of a tile are pipelined     */
     int scalesim_compat;       /* 1: SCALE-Sim v2 conventions (docs/ARCH.md)       */
+    mx_engine engine;          /* `engine` key / --engine: analytic (default) or cycle */
     /* numerics */
     char a_format[MX_FORMAT_NAME_MAX];   /* MX name ("mxsf", "mxfp8_e4m3") or plain ("bf16") */
     char b_format[MX_FORMAT_NAME_MAX];
@@ -58,6 +64,21 @@ typedef struct {
     double dram_bytes_per_cycle;
     int dram_latency;          /* cycles from a read's issue to its first data    */
     int ideal_memory;          /* 1: no DRAM/SRAM stalls (SCALE-Sim CALC mode)    */
+    /* protocol-level DRAM (memory.dram): a preset name or file; "" keeps the
+     * bandwidth + latency channel above.  The sim layer loads it into dram. */
+    char dram_preset[MX_ARCH_PATH_MAX];
+    int dram_channels;         /* memory.dram_channels: 0 = the preset's       */
+    int dram_model;            /* 1: `dram` holds a loaded, checked config     */
+    mx_dram_config dram;
+    /* the analytic engine's summary of that DRAM (mx_arch_dram_calibrate)    */
+    struct {
+        int valid;
+        double read_bytes_per_cycle, write_bytes_per_cycle; /* accelerator cycles */
+        int latency;                    /* accelerator cycles, idle read       */
+        double rd_pj_per_byte, wr_pj_per_byte; /* commands (ACT/PRE/RD/WR)     */
+        double bg_pj_per_cycle;         /* background + refresh per accelerator cycle */
+        double act_per_byte;            /* activates per byte read (row locality)   */
+    } dram_cal;
     int tiling_min_traffic;    /* tiler objective: 0 time first, 1 least DRAM traffic */
     int rqu_elements_per_cycle;
     int rqu_tile;              /* RQU output block: 1 the R x C fold tile, 0 R outputs of a column (rqu.block) */
@@ -70,6 +91,10 @@ typedef struct {
 
 /* Defaults of configs/mxsf.yaml (every key the YAML loader knows). */
 void mx_arch_config_default(mx_arch_config *c);
+/* Fills c->dram_cal from probes of c->dram (nothing when !c->dram_model).
+ * Call after loading the DRAM config and after every override.  0 or -1. */
+int mx_arch_dram_calibrate(mx_arch_config *c, char *err, size_t errlen);
+
 /* Semantic checks beyond per-key ranges (lanes divide the K extent of a block,
  * formats exist, buffers hold one fold).  0, or -1 with a message naming the key. */
 int mx_arch_config_check(const mx_arch_config *c, char *err, size_t errlen);
@@ -145,6 +170,11 @@ typedef struct {
     long long sram_read[MX_NOPS], sram_write[MX_NOPS]; /* bytes */
     long long dram_read[MX_NOPS], dram_write[MX_NOPS]; /* bytes */
     long long rqu_elements;      /* all elements through the RQU           */
+    /* protocol-level DRAM (memory.dram set): commands and energy measured by
+     * the cycle engine or estimated by the analytic one */
+    int dram_model;
+    long long dram_act, dram_pre, dram_ref, dram_row_hits, dram_row_misses;
+    double dram_energy_pj;
     long long requant_elements;  /* of which: second quantized copies (training, 1-D blocks) */
     long long requant_copies;    /* operands needing a second copy          */
     double energy_pj[MX_E_NCOMP];
@@ -190,10 +220,29 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
 
 /* ---- one GEMM ------------------------------------------------------------ */
 /* Timing of one GEMM row (count ignored: stats are for ONE instance).  This
- * is the one cycle function both modes use.  Counters except energy are
+ * is the one cycle function both modes use; it runs c->engine
+ * (mx_arch_gemm_analytic below, or mx_arch_gemm_cycle in arch/mx_cycle.h).  Counters except energy are
  * filled; returns 0, or -1 with a message (e.g. unknown per-row format). */
 int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                         char *err, size_t errlen);
+
+int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                          char *err, size_t errlen);
+
+/* Pieces both engines share (mx_arch.c). */
+long long mx_arch_tile_bytes(long long rows, long long cols, double bits);
+long long mx_arch_train_copies(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                               const mx_operand_fmt *fb, mx_stats *s);
+long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
+                              const mx_operand_fmt *fb, const mx_operand_fmt *fo, long long m,
+                              long long n, long long k, int readback, int last_k, mx_stats *s);
+/* Multiplies by significand widths (timing mode: MXSF by the configured mix). */
+void mx_arch_count_muls(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                        double macs, mx_stats *s);
+/* The operand formats of a GEMM row (per-row overrides or the config's).
+ * 0, or -1 with a message. */
+int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_fmt *fa,
+                         mx_operand_fmt *fb, mx_operand_fmt *fo, char *err, size_t errlen);
 
 /* Fills s->energy_pj and energy_total_pj from the counters.  Returns 0, or -1
  * with "TABLE: missing entry 'KEY' (component ...)" in err. */

@@ -55,7 +55,7 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
             e[MX_E_MUL] += s->mul[a][b] * pj;
             products += s->mul[a][b];
         }
-    double exp_bit, align_bit, tree_bit, fp32_add, scale_add, dram, rqu, leak_pe, leak_kib;
+    double exp_bit, align_bit, tree_bit, fp32_add, scale_add, dram = 0, rqu, leak_pe, leak_kib;
     double anchor[3];
     if (need(t, "exp_add_per_bit", "component pe, action product exponent add (per bit)", &exp_bit, err, errlen) ||
         need(t, "align_per_bit", "component pe, action alignment shift (per bit)", &align_bit, err, errlen) ||
@@ -65,7 +65,6 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
         need(t, "sram_64b_8kib", "component sram, action 64-bit access, 8 KiB bank", &anchor[0], err, errlen) ||
         need(t, "sram_64b_32kib", "component sram, action 64-bit access, 32 KiB bank", &anchor[1], err, errlen) ||
         need(t, "sram_64b_1mib", "component sram, action 64-bit access, 1 MiB bank", &anchor[2], err, errlen) ||
-        need(t, "dram_64b", "component dram, action 64-bit access", &dram, err, errlen) ||
         need(t, "rqu_per_element", "component rqu, action re-quantize one element", &rqu, err, errlen) ||
         need(t, "leak_pe_cycle", "component leakage, action one PE for one cycle", &leak_pe, err, errlen) ||
         need(t, "leak_sram_kib_cycle", "component leakage, action 1 KiB SRAM for one cycle", &leak_kib, err, errlen))
@@ -79,9 +78,15 @@ int mx_energy_apply(const mx_arch_config *c, const mx_energy_table *t, mx_stats 
         e[MX_E_SRAM_A + i] = (double)(s->sram_read[i] + s->sram_write[i]) * per_byte;
         kib_total += c->sram[i].kib;
     }
+    /* DRAM: the protocol model's energy (commands from IDD currents and
+     * background, docs/DRAM.md) when memory.dram names a device, else the
+     * table's flat energy per 64 bits */
+    if (!s->dram_model &&
+        need(t, "dram_64b", "component dram, action 64-bit access", &dram, err, errlen))
+        return -1;
     double dram_bytes = 0;
     for (int i = 0; i < MX_NOPS; i++) dram_bytes += (double)(s->dram_read[i] + s->dram_write[i]);
-    e[MX_E_DRAM] = dram_bytes / 8.0 * dram;
+    e[MX_E_DRAM] = s->dram_model ? s->dram_energy_pj : dram_bytes / 8.0 * dram;
     e[MX_E_RQU] = (double)s->rqu_elements * rqu;
     e[MX_E_LEAKAGE] = (double)s->cycles * ((double)c->rows * c->cols * leak_pe + kib_total * leak_kib);
     s->energy_total_pj = 0;

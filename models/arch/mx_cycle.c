@@ -1,0 +1,591 @@
+/*
+ * mx_cycle.c — the cycle engine: one GEMM stepped by exact events
+ * (structure in mx_cycle.h, decisions in docs/ARCH.md "Cycle engine").
+ *
+ * Time: the memory side runs on the DRAM clock (the protocol model's tCK,
+ * or the accelerator clock for the bandwidth + latency channel); the array,
+ * RQU and buffers on the accelerator clock.  An accelerator event at cycle a
+ * is seen by the DRAM at the first DRAM edge at or after it, a DRAM
+ * completion by the accelerator at the first accelerator edge at or after it.
+ */
+#include "arch/mx_cycle.h"
+
+#include "arch/mx_dma.h"
+#include "mem/mx_sram.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+static long long llmax(long long a, long long b) { return a > b ? a : b; }
+static long long llmin(long long a, long long b) { return a < b ? a : b; }
+
+/* ---- memory port: the protocol DRAM, or a bandwidth + latency channel ---- */
+
+#define CHAN_RING 256 /* outstanding requests of the simple channel (power of two) */
+typedef struct {
+    uint64_t id;
+    long long done;
+} chan_req;
+
+typedef struct {
+    mx_dram *d;            /* protocol model, or NULL                          */
+    double ratio;          /* accelerator cycles per memory clock              */
+    uint64_t burst;        /* bytes per request                                */
+    long long now;         /* memory clock                                     */
+    /* simple channel (memory clock = accelerator clock) */
+    double free_at, per_burst;
+    int latency;
+    chan_req ring[2][CHAN_RING]; /* [0] reads, [1] writes: each in done order   */
+    int head[2], n[2];
+} mem_port;
+
+static long long mem_to_acc(const mem_port *p, long long t) { return (long long)ceil((double)t * p->ratio - 1e-9); }
+static long long acc_to_mem(const mem_port *p, long long a) { return (long long)ceil((double)a / p->ratio - 1e-9); }
+
+static int mem_can_accept(const mem_port *p, uint64_t addr, int w)
+{
+    if (p->d) return mx_dram_can_accept(p->d, addr, w);
+    return p->n[w] < CHAN_RING && p->free_at < (double)p->now + 64 * p->per_burst;
+}
+
+static void mem_add(mem_port *p, uint64_t addr, int w, uint64_t id)
+{
+    if (p->d) { mx_dram_add(p->d, addr, w, id); return; }
+    double start = p->free_at > (double)p->now ? p->free_at : (double)p->now;
+    p->free_at = start + p->per_burst;
+    chan_req *r = &p->ring[w][(p->head[w] + p->n[w]++) % CHAN_RING];
+    r->id = id;
+    r->done = (long long)ceil(p->free_at - 1e-9) + (w ? 0 : p->latency);
+}
+
+/* 1 and the request id, its kind and completion (memory clock), or 0. */
+static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
+{
+    if (p->d) {
+        mx_dram_done r;
+        if (!mx_dram_pop_done(p->d, &r)) return 0;
+        *id = r.id;
+        *w = r.is_write;
+        *done = (long long)r.done;
+        return 1;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (p->n[k] && p->ring[k][p->head[k]].done <= p->now) {
+            chan_req *r = &p->ring[k][p->head[k]];
+            p->head[k] = (p->head[k] + 1) % CHAN_RING;
+            p->n[k]--;
+            *id = r->id;
+            *w = k;
+            *done = r->done;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Earliest memory clock > now at which the port changes by itself. */
+static long long mem_next_event(const mem_port *p)
+{
+    if (p->d) {
+        uint64_t e = mx_dram_next_event(p->d);
+        return e == UINT64_MAX ? LLONG_MAX : (long long)e;
+    }
+    long long e = LLONG_MAX;
+    for (int k = 0; k < 2; k++)
+        if (p->n[k]) e = llmin(e, p->ring[k][p->head[k]].done);
+    double accept = p->free_at - 64 * p->per_burst; /* the window opens again */
+    if (accept > (double)p->now) e = llmin(e, (long long)floor(accept) + 1);
+    return e > p->now ? e : p->now + 1;
+}
+
+static void mem_advance(mem_port *p, long long t)
+{
+    if (t <= p->now) return;
+    if (p->d) mx_dram_run_until(p->d, (uint64_t)t);
+    p->now = t;
+}
+
+/* ---- SRAM bank conflicts of one tile, memoised by fold shape -------------- */
+
+#define STALL_MEMO 64
+typedef struct {
+    mx_sram_streams g[2];
+    int n;
+    long long stall;
+} stall_memo_entry;
+typedef struct {
+    stall_memo_entry e[STALL_MEMO];
+    int n, next;
+} stall_memo;
+
+static long long fold_stall(stall_memo *memo, mx_sram_streams g[2], int n)
+{
+    for (int k = 0; k < n; k++) { /* banks repeat every banks * width bytes */
+        long long period = (long long)g[k].banks * g[k].bytes_per_cycle;
+        g[k].base %= period;
+    }
+    for (int i = 0; i < memo->n; i++)
+        if (memo->e[i].n == n && !memcmp(memo->e[i].g, g, (size_t)n * sizeof *g)) return memo->e[i].stall;
+    long long st = mx_sram_fold_stall(g, n);
+    stall_memo_entry *e = &memo->e[memo->n < STALL_MEMO ? memo->n++ : (memo->next++ % STALL_MEMO)];
+    memset(e, 0, sizeof *e);
+    memcpy(e->g, g, (size_t)n * sizeof *g);
+    e->n = n;
+    e->stall = st;
+    return st;
+}
+
+static long long bytes_of(long long elems, double bits) { return (long long)ceil((double)elems * bits / 8.0); }
+
+/* Bank-conflict stall cycles of all folds of an m x n x k tile.  Operand
+ * tiles sit in their buffer K-contiguous (A as m rows, B as n rows of
+ * ceil(k * bits / 8) bytes), as the DMA wrote them. */
+static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, const mx_operand_fmt *fa,
+                                 const mx_operand_fmt *fb, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    const long long R = c->rows, C = c->cols, L = c->lanes;
+    long long nrf = cdiv(sr, R), ncf = cdiv(sc, C);
+    long long pa = bytes_of(k, fa->elem.bits), pb = bytes_of(k, fb->elem.bits);
+    long long la = bytes_of(L, fa->elem.bits), lb = bytes_of(L, fb->elem.bits);
+    const mx_sram_config *sa = &c->sram[MX_OP_A], *sb = &c->sram[MX_OP_B];
+    long long total = 0;
+    for (long long fc = 0; fc < ncf; fc++) {
+        long long ce = llmin(C, sc - fc * C);
+        for (long long fr = 0; fr < nrf; fr++) {
+            long long re = llmin(R, sr - fr * R);
+            mx_sram_streams g[2];
+            memset(g, 0, sizeof g);
+            int ng = 0;
+            switch (c->dataflow) {
+            case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
+                g[ng++] = (mx_sram_streams){re, t, fr * R * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
+                g[ng++] = (mx_sram_streams){ce, t, fc * C * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
+                break;
+            case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
+                g[ng++] = (mx_sram_streams){re, t, fr * R * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
+                break;
+            case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
+                g[ng++] = (mx_sram_streams){re, t, fr * R * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
+                break;
+            }
+            total += fold_stall(memo, g, ng);
+        }
+    }
+    return total;
+}
+
+/* ---- the engine ----------------------------------------------------------- */
+
+#define LOAD_SLOTS 4 /* loads in flight: tiles t .. t+2 at most */
+typedef struct {
+    long long tile;
+    uint64_t outstanding;
+    int all_issued;
+    long long max_done; /* memory clock */
+} load_slot;
+
+#define STORE_SLOTS 8
+typedef struct {
+    long long out_idx;
+    long long avail;     /* accelerator cycle the RQU has the codes ready */
+    long long rqu_end;
+    mx_dma_stream st;
+    uint64_t outstanding;
+    int all_issued;
+    long long issued_at; /* accelerator cycle the last burst was accepted */
+} store_slot;
+
+typedef struct {
+    long long mi, ni, ki;
+    long long m, n, k;
+    int load_a, load_b, last_k, first_k;
+    long long out_idx;
+} tile_info;
+
+typedef struct {
+    const mx_arch_config *c;
+    mx_tiling tl;
+    long long dims_m[2], dims_n[2], dims_k[2];
+    long long outer_n, inner_n, ntiles;
+} tile_walk;
+
+/* Tile t of the loop (outer, inner, k), with the previous tile's operand ids
+ * to know whether A or B stays resident. */
+static void tile_at(const tile_walk *w, long long t, tile_info *ti)
+{
+    const mx_tiling *tl = &w->tl;
+    long long ki = t % tl->k_tiles, r = t / tl->k_tiles;
+    long long ii = r % w->inner_n, oi = r / w->inner_n;
+    ti->mi = tl->n_outer ? ii : oi;
+    ti->ni = tl->n_outer ? oi : ii;
+    ti->ki = ki;
+    ti->m = w->dims_m[ti->mi == tl->m_tiles - 1];
+    ti->n = w->dims_n[ti->ni == tl->n_tiles - 1];
+    ti->k = w->dims_k[ki == tl->k_tiles - 1];
+    ti->first_k = ki == 0;
+    ti->last_k = ki == tl->k_tiles - 1;
+    ti->out_idx = r;
+    if (t == 0) { ti->load_a = ti->load_b = 1; return; }
+    long long pk = (t - 1) % tl->k_tiles, pr = (t - 1) / tl->k_tiles;
+    long long pii = pr % w->inner_n, poi = pr / w->inner_n;
+    long long pmi = tl->n_outer ? pii : poi, pni = tl->n_outer ? poi : pii;
+    ti->load_a = !(pmi == ti->mi && pk == ki);
+    ti->load_b = !(pni == ti->ni && pk == ki);
+}
+
+static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+static void matrix_layout(const mx_arch_config *c, const mx_operand_fmt *f, long long rows,
+                          long long cols, uint64_t *base, mx_dma_matrix *m)
+{
+    memset(m, 0, sizeof *m);
+    const uint64_t region = 1u << 20;
+    m->base = *base;
+    m->bits = f->elem.bits;
+    m->row_bytes = (uint64_t)bytes_of(cols, f->elem.bits);
+    *base = align_up(*base + m->row_bytes * (uint64_t)rows, region);
+    if (f->is_mx) {
+        m->has_scales = 1;
+        m->scale_rows_per = c->tile_rows > 0 ? c->tile_rows : 1;
+        m->scale_cols_per = c->tile_rows > 0 ? c->tile_cols : c->block_size;
+        m->scale_base = *base;
+        m->scale_row_bytes = (uint64_t)cdiv(cols, m->scale_cols_per);
+        *base = align_up(*base + m->scale_row_bytes * (uint64_t)cdiv(rows, m->scale_rows_per), region);
+    }
+}
+
+static int port_init(const mx_arch_config *c, mem_port *p, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (c->dram_model) {
+        p->d = mx_dram_new(&c->dram, err, errlen);
+        if (!p->d) return -1;
+        p->ratio = c->dram.tCK_ns * c->clock_ghz;
+        p->burst = (uint64_t)mx_dram_burst_bytes(&c->dram);
+    } else {
+        p->ratio = 1.0;
+        p->burst = 64;
+        p->per_burst = 64.0 / c->dram_bytes_per_cycle;
+        p->latency = c->dram_latency;
+    }
+    return 0;
+}
+
+int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                             mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
+{
+    if (c->ideal_memory) { /* no memory to step: the fold model is the whole story */
+        if (mx_arch_gemm_analytic(c, g, s, err, errlen) != 0) return -1;
+        return 0;
+    }
+    memset(s, 0, sizeof *s);
+    mx_operand_fmt fa, fb, fo;
+    if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
+    const long long M = g->M, N = g->N, K = g->K;
+    tile_walk w;
+    memset(&w, 0, sizeof w);
+    w.c = c;
+    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &w.tl, err, errlen) != 0) return -1;
+    const mx_tiling *tl = &w.tl;
+    w.dims_m[0] = tl->mt; w.dims_m[1] = M - (tl->m_tiles - 1) * tl->mt;
+    w.dims_n[0] = tl->nt; w.dims_n[1] = N - (tl->n_tiles - 1) * tl->nt;
+    w.dims_k[0] = tl->kt; w.dims_k[1] = K - (tl->k_tiles - 1) * tl->kt;
+    w.outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+    w.inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    w.ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
+    const long long ntiles = w.ntiles, nouts = tl->m_tiles * tl->n_tiles;
+
+    /* second copies: their bytes (dram_write of A and B) are written as
+     * whole bursts at the end of each output tile's store */
+    long long extra_bytes = mx_arch_train_copies(c, g, &fa, &fb, s);
+
+    mem_port port;
+    if (port_init(c, &port, err, errlen) != 0) return -1;
+    const uint64_t burst = port.burst;
+
+    /* operand layout (mx_dma.h) */
+    uint64_t base = 0;
+    mx_dma_matrix ma, mb, mo;
+    matrix_layout(c, &fa, M, K, &base, &ma);
+    matrix_layout(c, &fb, N, K, &base, &mb);
+    matrix_layout(c, &fo, M, N, &base, &mo);
+    uint64_t copies_base = base;
+    long long extra_per_out = nouts ? extra_bytes / nouts : 0, extra_rem = extra_bytes - extra_per_out * nouts;
+    long long rqu_extra_elems = s->requant_elements;
+    long long rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
+
+    stall_memo *memo = calloc(1, sizeof *memo);
+    if (!memo) { mx_dram_free(port.d); return fail(err, errlen, "out of memory"); }
+    long long shape_stall[2][2][2], shape_cyc[2][2][2];
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                shape_stall[i][j][k] = -1;
+                shape_cyc[i][j][k] = mx_tile_compute_cycles(c, w.dims_m[i], w.dims_n[j], w.dims_k[k]);
+            }
+
+    load_slot loads[LOAD_SLOTS];
+    store_slot stores[STORE_SLOTS];
+    memset(loads, 0, sizeof loads);
+    memset(stores, 0, sizeof stores);
+    long long ld = 0;          /* next tile whose load is issued             */
+    int ld_active = 0;         /* its stream is set up                        */
+    mx_dma_stream ld_st[2];    /* A and B streams of tile ld                  */
+    int ld_which = 0;
+    long long cp = 0;          /* next tile to compute                        */
+    long long ends[3] = {0, 0, 0}; /* compute end of tiles t-1, t-2 (ring by t % 3) */
+    long long end_prev = 0, pure = 0, stall_dram = 0, stall_sram = 0, stall_rqu = 0;
+    long long st_head = 0, st_tail = 0; /* stores: [head, tail) in the ring    */
+    long long out_free[2] = {0, 0};     /* output half free from (accelerator cycle) */
+    int out_free_known[2] = {1, 1};
+    long long rqu_free = 0, last_write_done = 0, last_rqu_end = 0;
+    uint64_t read_bursts[2] = {0, 0}, write_bursts = 0, copy_bursts = 0;
+    int rc = 0;
+
+    for (;;) {
+        long long now_a = mem_to_acc(&port, port.now);
+        int progress = 1;
+        while (progress) {
+            progress = 0;
+            /* compute: tile cp once its load is in and its output half is free */
+            if (cp < ntiles && st_tail - st_head < STORE_SLOTS) {
+                load_slot *ls = &loads[cp % LOAD_SLOTS];
+                tile_info ti;
+                tile_at(&w, cp, &ti);
+                int half = (int)(ti.out_idx % 2);
+                int out_ok = !ti.first_k || out_free_known[half];
+                if (ls->tile == cp && ls->all_issued && ls->outstanding == 0 && out_ok) {
+                    long long ready = ls->max_done >= 0 ? mem_to_acc(&port, ls->max_done) : 0;
+                    long long need_half = ti.first_k ? out_free[half] : 0;
+                    long long start = llmax(end_prev, llmax(ready, need_half));
+                    if (start > end_prev) {
+                        long long wait_load = llmax(0, ready - end_prev);
+                        long long wait_out = start - end_prev - wait_load;
+                        stall_dram += wait_load;
+                        if (wait_out > 0) { /* held by the RQU up to its end, then by DRAM writes */
+                            long long by_rqu = llmax(0, llmin(start, last_rqu_end) - llmax(end_prev, ready));
+                            if (by_rqu > wait_out) by_rqu = wait_out;
+                            stall_rqu += by_rqu;
+                            stall_dram += wait_out - by_rqu;
+                        }
+                    }
+                    int em = ti.mi == tl->m_tiles - 1, en = ti.ni == tl->n_tiles - 1, ek = ti.last_k;
+                    if (shape_stall[em][en][ek] < 0)
+                        shape_stall[em][en][ek] = tile_sram_stall(c, memo, &fa, &fb, ti.m, ti.n, ti.k);
+                    long long cyc = shape_cyc[em][en][ek], sst = shape_stall[em][en][ek];
+                    if (sst < 0) { rc = fail(err, errlen, "out of memory"); goto out; }
+                    long long end = start + cyc + sst;
+                    pure += cyc;
+                    stall_sram += sst;
+                    if (cp < cap && rec) {
+                        rec[cp].m = ti.m; rec[cp].n = ti.n; rec[cp].k = ti.k;
+                        rec[cp].load_ready = ready; rec[cp].start = start; rec[cp].end = end;
+                        rec[cp].sram_stall = sst;
+                    }
+                    ends[cp % 3] = end;
+                    end_prev = end;
+                    long long store_bytes = mx_arch_tile_counts(c, &fa, &fb, &fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, s);
+                    (void)store_bytes;
+                    if (ti.first_k) out_free_known[half] = 0; /* held until this output tile is stored */
+                    if (ti.last_k) {
+                        store_slot *ss = &stores[st_tail % STORE_SLOTS];
+                        memset(ss, 0, sizeof *ss);
+                        ss->out_idx = ti.out_idx;
+                        long long elems = ti.m * ti.n + rqu_extra_per_out +
+                                          (ti.out_idx == nouts - 1 ? rqu_extra_elems - rqu_extra_per_out * nouts : 0);
+                        long long rs = llmax(end, rqu_free);
+                        ss->rqu_end = rs + cdiv(elems, c->rqu_elements_per_cycle);
+                        rqu_free = ss->rqu_end;
+                        last_rqu_end = ss->rqu_end;
+                        ss->avail = ss->rqu_end;
+                        mx_dma_stream_init(&ss->st, burst);
+                        mx_dma_stream_add_tile(&ss->st, &mo, ti.mi * tl->mt, ti.m, ti.ni * tl->nt, ti.n);
+                        long long xb = extra_per_out + (ti.out_idx == nouts - 1 ? extra_rem : 0);
+                        if (xb > 0) {
+                            mx_dma_stream_add_linear(&ss->st, copies_base, (uint64_t)xb);
+                            copy_bursts += ((uint64_t)xb + burst - 1) / burst;
+                            copies_base = align_up(copies_base + (uint64_t)xb, burst);
+                        }
+                        st_tail++;
+                    }
+                    cp++;
+                    progress = 1;
+                }
+            }
+            /* loads: tile ld into half ld % 2 once tile ld - 2 (ld - 1 single-buffered) computed */
+            while (ld < ntiles) {
+                long long dep = ld - (c->double_buffer ? 2 : 1);
+                if (ld - cp >= (c->double_buffer ? 2 : 1)) break; /* no free half yet */
+                if (dep >= 0 && (dep >= cp || acc_to_mem(&port, ends[dep % 3]) > port.now)) break;
+                load_slot *ls = &loads[ld % LOAD_SLOTS];
+                if (!ld_active) {
+                    tile_info ti;
+                    tile_at(&w, ld, &ti);
+                    memset(ls, 0, sizeof *ls);
+                    ls->tile = ld;
+                    ls->max_done = -1;
+                    mx_dma_stream_init(&ld_st[0], burst);
+                    mx_dma_stream_init(&ld_st[1], burst);
+                    if (ti.load_a) mx_dma_stream_add_tile(&ld_st[0], &ma, ti.mi * tl->mt, ti.m, ti.ki * tl->kt, ti.k);
+                    if (ti.load_b) mx_dma_stream_add_tile(&ld_st[1], &mb, ti.ni * tl->nt, ti.n, ti.ki * tl->kt, ti.k);
+                    s->sram_write[MX_OP_A] += ti.load_a ? mx_arch_tile_bytes(ti.m, ti.k, fa.bits_per_elem) : 0;
+                    s->sram_write[MX_OP_B] += ti.load_b ? mx_arch_tile_bytes(ti.k, ti.n, fb.bits_per_elem) : 0;
+                    ld_active = 1;
+                    ld_which = 0;
+                }
+                uint64_t addr;
+                int blocked = 0;
+                while (ld_which < 2) {
+                    mx_dma_stream save = ld_st[ld_which];
+                    if (!mx_dma_stream_next(&ld_st[ld_which], &addr)) { ld_which++; continue; }
+                    if (!mem_can_accept(&port, addr, 0)) { ld_st[ld_which] = save; blocked = 1; break; }
+                    mem_add(&port, addr, 0, (uint64_t)ld);
+                    ls->outstanding++;
+                    read_bursts[ld_which]++;
+                    progress = 1;
+                }
+                if (blocked) break;
+                ls->all_issued = 1;
+                ld_active = 0;
+                ld++;
+                progress = 1;
+            }
+            /* stores: oldest first, once the RQU has the codes */
+            for (long long si = st_head; si < st_tail; si++) {
+                store_slot *ss = &stores[si % STORE_SLOTS];
+                if (ss->all_issued) continue;
+                if (acc_to_mem(&port, ss->avail) > port.now) break;
+                uint64_t addr;
+                int blocked = 0;
+                for (;;) {
+                    mx_dma_stream save = ss->st;
+                    if (!mx_dma_stream_next(&ss->st, &addr)) break;
+                    if (!mem_can_accept(&port, addr, 1)) { ss->st = save; blocked = 1; break; }
+                    mem_add(&port, addr, 1, (1ull << 62) | (uint64_t)si);
+                    ss->outstanding++;
+                    write_bursts++;
+                    progress = 1;
+                }
+                if (blocked) break;
+                ss->all_issued = 1;
+                ss->issued_at = llmax(now_a, ss->avail);
+                int half = (int)(ss->out_idx % 2);
+                out_free[half] = ss->issued_at;
+                out_free_known[half] = 1;
+                progress = 1;
+            }
+            while (st_head < st_tail && stores[st_head % STORE_SLOTS].all_issued &&
+                   stores[st_head % STORE_SLOTS].outstanding == 0)
+                st_head++;
+            /* completions */
+            uint64_t id;
+            int wr;
+            long long done;
+            while (mem_pop(&port, &id, &wr, &done)) {
+                if (wr) {
+                    store_slot *ss = &stores[(id & ~(1ull << 62)) % STORE_SLOTS];
+                    ss->outstanding--;
+                    if (done > last_write_done) last_write_done = done;
+                } else {
+                    load_slot *ls = &loads[id % LOAD_SLOTS];
+                    ls->outstanding--;
+                    if (done > ls->max_done) ls->max_done = done;
+                }
+                progress = 1;
+            }
+            while (st_head < st_tail && stores[st_head % STORE_SLOTS].all_issued &&
+                   stores[st_head % STORE_SLOTS].outstanding == 0)
+                st_head++;
+        }
+        if (cp == ntiles && ld == ntiles && st_head == st_tail) break;
+        /* next event: the memory's own, a buffer half freed by compute, codes out of the RQU */
+        long long next = mem_next_event(&port);
+        if (ld < ntiles) {
+            long long dep = ld - (c->double_buffer ? 2 : 1);
+            if (dep >= 0 && dep < cp) {
+                long long t = acc_to_mem(&port, ends[dep % 3]);
+                if (t > port.now) next = llmin(next, t);
+            }
+        }
+        for (long long si = st_head; si < st_tail; si++) {
+            store_slot *ss = &stores[si % STORE_SLOTS];
+            if (!ss->all_issued) {
+                long long t = acc_to_mem(&port, ss->avail);
+                if (t > port.now) next = llmin(next, t);
+                break;
+            }
+        }
+        if (next == LLONG_MAX) {
+            rc = fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld (internal error)",
+                      g->name, cp, ntiles);
+            goto out;
+        }
+        mem_advance(&port, next);
+    }
+    {
+        long long total = end_prev;
+        long long wr_end = mem_to_acc(&port, last_write_done);
+        long long tail = llmax(wr_end, last_rqu_end);
+        if (tail > total) {
+            s->stall[MX_STALL_DRAIN] = tail - total;
+            total = tail;
+        }
+        s->cycles = total;
+        s->compute_cycles = pure;
+        s->stall[MX_STALL_DRAM] = stall_dram;
+        s->stall[MX_STALL_SRAM] = stall_sram;
+        s->stall[MX_STALL_RQU] = stall_rqu;
+        s->tiles = ntiles;
+        s->macs = M * N * K;
+        s->pe_steps = M * N * cdiv(K, c->lanes);
+        s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
+        s->exp_add_bits = (double)s->macs * (fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits);
+        s->rqu_elements = M * N + s->requant_elements;
+        /* what the DMA moved, in whole bursts */
+        s->dram_read[MX_OP_A] = (long long)(read_bursts[0] * burst);
+        s->dram_read[MX_OP_B] = (long long)(read_bursts[1] * burst);
+        s->dram_write[MX_OP_OUT] = (long long)((write_bursts - copy_bursts) * burst);
+        mx_arch_count_muls(c, &fa, &fb, (double)s->macs, s);
+        if (port.d) {
+            mem_advance(&port, acc_to_mem(&port, total)); /* background energy up to the end */
+            mx_dram_stats ds;
+            mx_dram_get_stats(port.d, &ds);
+            s->dram_model = 1;
+            s->dram_act = (long long)ds.act;
+            s->dram_pre = (long long)ds.pre;
+            s->dram_ref = (long long)ds.ref;
+            s->dram_row_hits = (long long)ds.row_hits;
+            s->dram_row_misses = (long long)ds.row_misses;
+            s->dram_energy_pj = ds.energy_total_pj;
+        }
+    }
+out:
+    free(memo);
+    mx_dram_free(port.d);
+    return rc;
+}
+
+int mx_arch_gemm_cycle(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
+                       size_t errlen)
+{
+    return mx_arch_gemm_cycle_tiles(c, g, s, NULL, 0, err, errlen);
+}
