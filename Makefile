@@ -16,7 +16,7 @@ WARN    := -Wall -Wextra -Werror
 INCS    := -Imodels -Isim
 SANOPTS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 SANFLAGS := $(if $(SAN),$(SANOPTS))
-CFLAGS  := -std=c11 $(OPT) -g $(WARN) $(INCS) -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANFLAGS) $(EXTRA_CFLAGS)
+CFLAGS  := -std=c11 $(OPT) -g $(WARN) $(INCS) -DMXSIM_SRC_DIR=\"$(CURDIR)\" -D_POSIX_C_SOURCE=200809L -MMD -MP $(SANFLAGS) $(EXTRA_CFLAGS)
 CXXFLAGS := -std=c++17 $(OPT) -g $(WARN) $(INCS) -DMXSIM_SRC_DIR=\"$(CURDIR)\" -MMD -MP $(SANFLAGS) $(EXTRA_CXXFLAGS)
 LDFLAGS := $(SANFLAGS)
 

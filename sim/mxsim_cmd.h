@@ -14,6 +14,7 @@ int mxsim_cmd_quant(int argc, char **argv);
 int mxsim_cmd_qsnr(int argc, char **argv);
 int mxsim_cmd_cosim(int argc, char **argv); /* execs build/mxsim-cosim */
 int mxsim_cmd_run(int argc, char **argv);             /* sim/cmd_run.c */
+int mxsim_cmd_validate(int argc, char **argv);        /* sim/cmd_validate.c */
 int mxsim_cmd_import_scalesim(int argc, char **argv); /* sim/cmd_import_scalesim.c */
 
 #ifdef __cplusplus

@@ -1,0 +1,214 @@
+// The cycle engine (models/arch/mx_cycle.h), the SRAM bank model
+// (models/mem/mx_sram.h) and the DMA address streams (models/arch/mx_dma.h).
+// Expected values are derived by hand in the comments, from the layout and
+// port rules the headers state, never from the code under test.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+extern "C" {
+#include "arch/mx_arch.h"
+#include "arch/mx_cycle.h"
+#include "arch/mx_dma.h"
+#include "mem/mx_sram.h"
+}
+
+namespace {
+
+// 4x4 output-stationary array, 4 lanes, P = 4, BF16 (no scales), the
+// bandwidth + latency channel at 64 B/cycle (one 64-byte burst per cycle)
+// and 10 cycles of read latency.
+mx_arch_config chan_cfg()
+{
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    c.rows = c.cols = 4;
+    c.lanes = 4;
+    c.dataflow = MX_DATAFLOW_OS;
+    c.pe_pipeline_depth = 4;
+    c.tile_rows = c.tile_cols = 0;
+    snprintf(c.a_format, sizeof c.a_format, "bf16");
+    snprintf(c.b_format, sizeof c.b_format, "bf16");
+    snprintf(c.out_format, sizeof c.out_format, "bf16");
+    c.dram_bytes_per_cycle = 64;
+    c.dram_latency = 10;
+    c.engine = MX_ENGINE_CYCLE;
+    return c;
+}
+
+mx_gemm gemm(long long M, long long N, long long K)
+{
+    mx_gemm g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "g");
+    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
+    return g;
+}
+
+} // namespace
+
+// One 4x4x16 BF16 tile, derived by hand:
+//  loads: A = 4 rows of 32 bytes at 0, 32, 64, 96 -> bursts 0, 0, 64, 64 (the
+//  DMA does not merge segments: 4 bursts); B (1 MiB on) likewise 4 bursts.
+//  8 bursts at one per cycle: the last leaves the channel at cycle 8, its data
+//  arrives 10 cycles later -> ready 18.
+//  compute: one fold, t = 16/4 = 4 steps: 4 + 3 + 3 + (4-1) = 13 -> ends 31.
+//  RQU: 16 elements at 32/cycle = 1 cycle -> codes at 32.
+//  store: 4 rows of 8 bytes, all in burst 0, moved 4 times -> 4 write bursts,
+//  the last done at 36.  cycles 36 = 18 (dram stall) + 13 + 5 (drain).
+TEST(CycleEngine, OneTileByHand)
+{
+    mx_arch_config c = chan_cfg();
+    mx_gemm g = gemm(4, 4, 16);
+    mx_stats s;
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+    EXPECT_EQ(s.cycles, 36);
+    EXPECT_EQ(s.compute_cycles, 13);
+    EXPECT_EQ(s.stall[MX_STALL_DRAM], 18);
+    EXPECT_EQ(s.stall[MX_STALL_DRAIN], 5);
+    EXPECT_EQ(s.stall[MX_STALL_SRAM], 0);
+    EXPECT_EQ(s.dram_read[MX_OP_A], 4 * 64);
+    EXPECT_EQ(s.dram_read[MX_OP_B], 4 * 64);
+    EXPECT_EQ(s.dram_write[MX_OP_OUT], 4 * 64);
+    // SRAM bytes: A and B tiles written once (128 B each) and read once (one
+    // fold); outputs: FP32 sums written (64 B) and read by the RQU (64 B).
+    EXPECT_EQ(s.sram_write[MX_OP_A], 128);
+    EXPECT_EQ(s.sram_read[MX_OP_A], 128);
+    EXPECT_EQ(s.sram_write[MX_OP_OUT], 64);
+    EXPECT_EQ(s.sram_read[MX_OP_OUT], 64);
+
+    // the read latency is paid once per load: 25 more cycles of it, 25 more cycles
+    c.dram_latency = 35;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+    EXPECT_EQ(s.cycles, 61);
+}
+
+// Two K tiles (K = 32, buffers that hold half of it): the partial sums of the
+// second tile are read back from the output buffer: m*n*4 = 64 bytes, plus
+// 64 bytes read by the RQU at the end.
+TEST(CycleEngine, PartialSumReadBack)
+{
+    mx_arch_config c = chan_cfg();
+    // A half holds 4 x 16 BF16 = 128 bytes: 256 bytes double-buffered = 0.25 KiB
+    c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
+    mx_gemm g = gemm(4, 4, 32);
+    mx_stats s;
+    char err[256];
+    for (int e = 0; e < 2; e++) {
+        c.engine = e ? MX_ENGINE_CYCLE : MX_ENGINE_ANALYTIC;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+        EXPECT_EQ(s.tiles, 2);
+        EXPECT_EQ(s.sram_write[MX_OP_OUT], 2 * 64);
+        EXPECT_EQ(s.sram_read[MX_OP_OUT], 64 + 64) << "engine " << e;
+    }
+}
+
+// Double buffering: tile t loads into half t % 2 only once tile t-2 has
+// finished computing, so its data cannot be ready before end(t-2) + the
+// channel time of one burst + the read latency.  A memory-bound shape with
+// many K tiles makes the rule bind.
+TEST(CycleEngine, LoadsWaitForTheirBufferHalf)
+{
+    mx_arch_config c = chan_cfg();
+    c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
+    c.dram_bytes_per_cycle = 16; // 4 cycles per burst
+    c.dram_latency = 50;
+    mx_gemm g = gemm(4, 4, 16 * 8);
+    mx_stats s;
+    std::vector<mx_cycle_tile> rec(8);
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec.data(), 8, err, sizeof err), 0) << err;
+    ASSERT_EQ(s.tiles, 8);
+    for (int t = 2; t < 8; t++) {
+        EXPECT_GE(rec[t].load_ready, rec[t - 2].end + 4 + 50) << "tile " << t;
+        EXPECT_GE(rec[t].start, rec[t - 1].end);
+        EXPECT_GE(rec[t].start, rec[t].load_ready);
+    }
+    // single buffer: tile t loads only after tile t-1 computed
+    c.double_buffer = 0;
+    c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.125;
+    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec.data(), 8, err, sizeof err), 0) << err;
+    for (int t = 1; t < 8; t++) EXPECT_GE(rec[t].load_ready, rec[t - 1].end + 4 + 50) << "tile " << t;
+}
+
+// Bank conflicts, by hand: 2 streams, one 64-byte word per step (lead 1),
+// 3 steps, one bank.  Stream 1 starts a cycle after stream 0; the single
+// port must read 6 words while the stall-free fold uses them in cycles
+// 0..3 (4 cycles): the walk gives stream 1's first word one cycle late
+// (stall 1) and its second one late again (stall 2), the third on time.
+TEST(SramBanks, ConflictsByHand)
+{
+    mx_sram_streams g = {2, 3, 0, 4096, 64, 64, 1, 64};
+    EXPECT_EQ(mx_sram_fold_stall(&g, 1), 2);
+    // two banks and a pitch that puts the streams on different banks: none
+    g.banks = 2;
+    g.pitch_i = 64 * 3; // stream 1 starts on word 3 (bank 1); per step both move one word
+    // cycle c: stream 0 reads word c (bank c%2), stream 1 word 3+c-1 = c+2 (bank c%2):
+    // the same bank in the same cycle -> conflicts again; pitch of 4 words instead:
+    EXPECT_GT(mx_sram_fold_stall(&g, 1), 0);
+    g.pitch_i = 64 * 4; // stream 1 reads word 4 + c - 1 = c + 3: other bank every cycle
+    EXPECT_EQ(mx_sram_fold_stall(&g, 1), 0);
+    // a sequential 8-byte stream fetches one word per 8 steps with 8 cycles of
+    // lead: 8 streams on 8 banks never wait
+    mx_sram_streams h = {8, 64, 0, 1024 + 64, 8, 8, 8, 64};
+    EXPECT_EQ(mx_sram_fold_stall(&h, 1), 0);
+}
+
+// The engine adds the bank model's stalls: one bank of 8 bytes per cycle
+// cannot feed 4 rows of 8-byte accesses (4 x 4 lanes x 2 bytes) every cycle.
+TEST(CycleEngine, SramConflictsStallTheArray)
+{
+    mx_arch_config c = chan_cfg();
+    mx_gemm g = gemm(4, 4, 64);
+    mx_stats wide, narrow;
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &wide, err, sizeof err), 0) << err;
+    EXPECT_EQ(wide.stall[MX_STALL_SRAM], 0);
+    c.sram[MX_OP_A].banks = 1;
+    c.sram[MX_OP_A].bytes_per_cycle = 8;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &narrow, err, sizeof err), 0) << err;
+    // 4 streams x 16 steps = 64 word reads on one port; the stall-free fold
+    // spans 16 + 3 = 19 cycles of use, so at least 64 - 19 - 1 cycles are lost
+    EXPECT_GE(narrow.stall[MX_STALL_SRAM], 64 - 20);
+    EXPECT_EQ(narrow.cycles - wide.cycles, narrow.stall[MX_STALL_SRAM]);
+}
+
+// DMA streams: a 3 x 10-byte tile of a matrix with 100-byte rows at 1000,
+// 64-byte bursts: rows at 1000, 1100, 1200 -> bursts 960, 1088 (1100..1109
+// lies in 1088..1151), 1152 (1200..1209 in 1152..1215) -> 3 bursts.
+TEST(Dma, TileBursts)
+{
+    mx_dma_matrix m;
+    memset(&m, 0, sizeof m);
+    m.base = 1000;
+    m.row_bytes = 100;
+    m.bits = 8;
+    mx_dma_stream s;
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_tile(&s, &m, 0, 3, 0, 10);
+    std::vector<uint64_t> got;
+    uint64_t a;
+    while (mx_dma_stream_next(&s, &a)) got.push_back(a);
+    EXPECT_EQ(got, (std::vector<uint64_t>{960, 1088, 1152}));
+    // a segment crossing a burst boundary: 60..69 -> bursts 0 and 64
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_linear(&s, 60, 10);
+    got.clear();
+    while (mx_dma_stream_next(&s, &a)) got.push_back(a);
+    EXPECT_EQ(got, (std::vector<uint64_t>{0, 64}));
+    // MX scales: 1-D blocks of 32 along 64 columns, rows 2..3 -> scale rows 2..3,
+    // 2 bytes each at scale_base + 2*2
+    m.has_scales = 1;
+    m.scale_base = 4096;
+    m.scale_row_bytes = 2;
+    m.scale_rows_per = 1;
+    m.scale_cols_per = 32;
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_tile(&s, &m, 2, 2, 0, 64);
+    got.clear();
+    while (mx_dma_stream_next(&s, &a)) got.push_back(a);
+    // codes: rows 1200..1263 (bursts 1152, 1216), 1300..1363 (1280, 1344); scales at 4100..4101 and 4102..4103
+    EXPECT_EQ(got, (std::vector<uint64_t>{1152, 1216, 1280, 1344, 4096, 4096})); // one scale segment per row
+}
