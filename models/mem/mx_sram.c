@@ -21,9 +21,10 @@ long long mx_sram_fold_stall(const mx_sram_streams *g, int n)
         total_streams += g[k].streams;
     }
     long long *last = malloc((size_t)(total_streams > 0 ? total_streams : 1) * sizeof *last);
-    long long *bank_free = calloc((size_t)2 * MX_SRAM_MAX_BANKS, sizeof *bank_free);
+    long long *bank_free = malloc((size_t)2 * MX_SRAM_MAX_BANKS * sizeof *bank_free);
     if (!last || !bank_free) { free(last); free(bank_free); return -1; }
     for (long long i = 0; i < total_streams; i++) last[i] = -1;
+    for (long long i = 0; i < 2 * MX_SRAM_MAX_BANKS; i++) bank_free[i] = -(1LL << 40); /* idle since ever */
     long long max_lead = n > 1 && lead[1] > lead[0] ? lead[1] : lead[0];
     /* rc: request cycle in stall-free time; accesses used at rc + lead */
     for (long long rc = -max_lead; rc < span; rc++) {
