@@ -107,14 +107,15 @@ TEST(CycleEngine, PartialSumReadBack)
 
 // Double buffering: tile t loads into half t % 2 only once tile t-2 has
 // finished computing, so its data cannot be ready before end(t-2) + the
-// channel time of one burst + the read latency.  A memory-bound shape with
-// many K tiles makes the rule bind.
+// channel time of one burst + the read latency.  A compute-bound shape (one
+// lane: 16 + 9 = 25 cycles per 4x4x16 tile, 8 bursts + 5 cycles to load)
+// with many K tiles makes the rule bind: the loads would otherwise run ahead.
 TEST(CycleEngine, LoadsWaitForTheirBufferHalf)
 {
     mx_arch_config c = chan_cfg();
+    c.lanes = 1;
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
-    c.dram_bytes_per_cycle = 16; // 4 cycles per burst
-    c.dram_latency = 50;
+    c.dram_latency = 5; // 64 B/cycle: one cycle per burst
     mx_gemm g = gemm(4, 4, 16 * 8);
     mx_stats s;
     std::vector<mx_cycle_tile> rec(8);
@@ -122,15 +123,16 @@ TEST(CycleEngine, LoadsWaitForTheirBufferHalf)
     ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec.data(), 8, err, sizeof err), 0) << err;
     ASSERT_EQ(s.tiles, 8);
     for (int t = 2; t < 8; t++) {
-        EXPECT_GE(rec[t].load_ready, rec[t - 2].end + 4 + 50) << "tile " << t;
+        EXPECT_GE(rec[t].load_ready, rec[t - 2].end + 1 + 5) << "tile " << t;
         EXPECT_GE(rec[t].start, rec[t - 1].end);
         EXPECT_GE(rec[t].start, rec[t].load_ready);
+        EXPECT_EQ(rec[t].end - rec[t].start, 25);
     }
     // single buffer: tile t loads only after tile t-1 computed
     c.double_buffer = 0;
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.125;
     ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec.data(), 8, err, sizeof err), 0) << err;
-    for (int t = 1; t < 8; t++) EXPECT_GE(rec[t].load_ready, rec[t - 1].end + 4 + 50) << "tile " << t;
+    for (int t = 1; t < 8; t++) EXPECT_GE(rec[t].load_ready, rec[t - 1].end + 1 + 5) << "tile " << t;
 }
 
 // Bank conflicts, by hand: 2 streams, one 64-byte word per step (lead 1),
