@@ -400,6 +400,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                         rec[cp].m = ti.m; rec[cp].n = ti.n; rec[cp].k = ti.k;
                         rec[cp].load_ready = ready; rec[cp].start = start; rec[cp].end = end;
                         rec[cp].sram_stall = sst;
+                        rec[cp].rqu_end = -1;
                     }
                     ends[cp % 3] = end;
                     end_prev = end;
@@ -416,6 +417,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                         ss->rqu_end = rs + cdiv(elems, c->rqu_elements_per_cycle);
                         rqu_free = ss->rqu_end;
                         last_rqu_end = ss->rqu_end;
+                        if (cp < cap && rec) rec[cp].rqu_end = ss->rqu_end;
                         ss->avail = ss->rqu_end;
                         mx_dma_stream_init(&ss->st, burst);
                         mx_dma_stream_add_tile(&ss->st, &mo, ti.mi * tl->mt, ti.m, ti.ni * tl->nt, ti.n);

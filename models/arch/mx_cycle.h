@@ -35,6 +35,7 @@ typedef struct {
     long long m, n, k;                 /* tile extents                   */
     long long load_ready, start, end;  /* accelerator cycles             */
     long long sram_stall;              /* of end - start                 */
+    long long rqu_end;                 /* last K tile: the RQU has the codes; else -1 */
 } mx_cycle_tile;
 int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                              mx_cycle_tile *tiles, long long cap, char *err, size_t errlen);
