@@ -1,0 +1,779 @@
+/*
+ * mx_dram.c — protocol-level DRAM model (see mx_dram.h and docs/DRAM.md).
+ *
+ * Structure, per channel: a controller (read queue, write queue, FR-FCFS,
+ * write draining, per-rank refresh) in front of rank / bank-group / bank
+ * state.  Every piece of state keeps "earliest clock" values per command
+ * kind (ACT, PRE, RD, WR, REF); a command is issuable at the max over its
+ * bank, bank group and rank, plus the four-activate window.  Issuing a
+ * command raises those values by the constraints of the timing table
+ * (struct dram_tm), as DRAMsim3's same-bank / same-group / same-rank /
+ * other-rank lists do.
+ *
+ * Speed: the scheduler's choice only changes when its state changes (a
+ * command issues, a request arrives, a refresh falls due), so after each
+ * change one scan over the active queue finds the best candidate of each
+ * class and the clock it becomes issuable (ch->next); clocks before it are
+ * skipped in O(1).  The same code runs for tick() and run_until(), so both
+ * give identical results.
+ */
+#include "mem/mx_dram.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- timing table --------------------------------------------------------- */
+#define TF(n, m) { #n, offsetof(mx_dram_timing, n), m }
+const mx_dram_timing_field mx_dram_timing_table[] = {
+    TF(CL, 1),     TF(CWL, 1),    TF(AL, 0),     TF(tRCD, 1),  TF(tRP, 1),
+    TF(tRAS, 1),   TF(tRC, 1),    TF(tRRD_S, 1), TF(tRRD_L, 1), TF(tCCD_S, 1),
+    TF(tCCD_L, 1), TF(tFAW, 1),   TF(tWTR_S, 1), TF(tWTR_L, 1), TF(tWR, 1),
+    TF(tRTP, 1),   TF(tRTRS, 0),  TF(tRFC, 1),   TF(tREFI, 1), TF(tCKE, 0),
+    TF(tXP, 0),
+};
+#undef TF
+const size_t mx_dram_timing_table_n = sizeof mx_dram_timing_table / sizeof mx_dram_timing_table[0];
+
+static const char *const energy_names[MX_DRAM_E_N] = {"act", "pre", "rd", "wr", "ref", "bg_act", "bg_pre"};
+
+const char *mx_dram_energy_name(mx_dram_energy e)
+{
+    return (unsigned)e < MX_DRAM_E_N ? energy_names[e] : "?";
+}
+
+/* ---- small helpers -------------------------------------------------------- */
+static int is_pow2(long v) { return v > 0 && (v & (v - 1)) == 0; }
+static int log2i(long v)
+{
+    int n = 0;
+    while (v > 1) { v >>= 1; n++; }
+    return n;
+}
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+int mx_dram_burst_bytes(const mx_dram_config *c) { return c->bus_bits / 8 * c->BL; }
+
+double mx_dram_peak_gbs(const mx_dram_config *c)
+{
+    return (double)c->channels * mx_dram_burst_bytes(c) / ((double)c->BL / 2.0 * c->tCK_ns);
+}
+
+/* Address fields, DRAMsim3 letters.  Index order used everywhere below. */
+enum { F_CH, F_RA, F_BG, F_BA, F_RO, F_CO, F_N };
+static const char *const field_letters[F_N] = {"ch", "ra", "bg", "ba", "ro", "co"};
+
+typedef struct {
+    int shift;            /* burst offset bits dropped first            */
+    int pos[F_N], width[F_N];
+} addr_map;
+
+/* Field positions: letters MSB first, so the last pair takes the lowest bits. */
+static int build_map(const mx_dram_config *c, addr_map *m, char *err, size_t errlen)
+{
+    const char *s = c->address_mapping;
+    size_t n = strnlen(s, sizeof c->address_mapping);
+    if (n != 2 * F_N)
+        return fail(err, errlen, "key 'address_mapping': '%.*s' must be 6 two-letter fields "
+                    "(ro ch ra bg ba co, each once), e.g. rochrababgco", (int)n, s);
+    m->shift = log2i(mx_dram_burst_bytes(c));
+    m->width[F_CH] = log2i(c->channels);
+    m->width[F_RA] = log2i(c->ranks);
+    m->width[F_BG] = log2i(c->bankgroups);
+    m->width[F_BA] = log2i(c->banks_per_group);
+    m->width[F_RO] = log2i(c->rows);
+    m->width[F_CO] = log2i(c->columns) - log2i(c->BL);
+    int seen[F_N] = {0};
+    int pos = 0;
+    for (int i = F_N - 1; i >= 0; i--) {
+        int f = -1;
+        for (int k = 0; k < F_N; k++)
+            if (s[2 * i] == field_letters[k][0] && s[2 * i + 1] == field_letters[k][1]) f = k;
+        if (f < 0)
+            return fail(err, errlen, "key 'address_mapping': unknown field '%.2s' in '%s' "
+                        "(fields: ro ch ra bg ba co)", s + 2 * i, s);
+        if (seen[f]++)
+            return fail(err, errlen, "key 'address_mapping': field '%s' named twice in '%s'",
+                        field_letters[f], s);
+        m->pos[f] = pos;
+        pos += m->width[f];
+    }
+    if (pos + m->shift > 64)
+        return fail(err, errlen, "key 'address_mapping': %d address bits exceed 64", pos + m->shift);
+    return 0;
+}
+
+static void map_addr(const addr_map *m, uint64_t addr, int f[F_N])
+{
+    uint64_t a = addr >> m->shift;
+    for (int k = 0; k < F_N; k++)
+        f[k] = (int)((a >> m->pos[k]) & ((UINT64_C(1) << m->width[k]) - 1));
+}
+
+int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen)
+{
+    const struct { const char *name; int v; } p2[] = {
+        {"channels", c->channels}, {"ranks", c->ranks}, {"bankgroups", c->bankgroups},
+        {"banks_per_group", c->banks_per_group}, {"rows", c->rows}, {"columns", c->columns},
+        {"device_width", c->device_width}, {"bus_bits", c->bus_bits}, {"BL", c->BL},
+    };
+    for (size_t i = 0; i < sizeof p2 / sizeof p2[0]; i++)
+        if (!is_pow2(p2[i].v))
+            return fail(err, errlen, "key '%s': must be a power of two >= 1 (got %d)", p2[i].name, p2[i].v);
+    if (c->BL < 2)
+        return fail(err, errlen, "key 'BL': must be >= 2 (got %d)", c->BL);
+    if (c->bus_bits < 8)
+        return fail(err, errlen, "key 'bus_bits': must be >= 8 (got %d)", c->bus_bits);
+    if (c->device_width > c->bus_bits)
+        return fail(err, errlen, "key 'device_width': %d exceeds the bus width %d", c->device_width, c->bus_bits);
+    if (c->columns < c->BL)
+        return fail(err, errlen, "key 'columns': %d is less than BL %d", c->columns, c->BL);
+    if (!(c->tCK_ns > 0.0))
+        return fail(err, errlen, "key 'tCK': must be > 0 (got %g)", c->tCK_ns);
+    for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
+        const mx_dram_timing_field *f = &mx_dram_timing_table[i];
+        int v = *(const int *)((const char *)&c->t + f->offset);
+        if (v < f->min || v > 1000000000)
+            return fail(err, errlen, "key '%s': must be >= %d (got %d)", f->name, f->min, v);
+    }
+    const mx_dram_timing *t = &c->t;
+    if (t->tRC < t->tRAS + t->tRP)
+        return fail(err, errlen, "key 'tRC': must be >= tRAS + tRP = %d + %d = %d (got %d)",
+                    t->tRAS, t->tRP, t->tRAS + t->tRP, t->tRC);
+    if (c->refresh && t->tREFI <= t->tRFC)
+        return fail(err, errlen, "key 'tREFI': must exceed tRFC = %d (got %d)", t->tRFC, t->tREFI);
+    if (c->refresh && t->tREFI / c->ranks < 1)
+        return fail(err, errlen, "key 'tREFI': %d is less than the rank count %d", t->tREFI, c->ranks);
+    const struct { const char *name; double v; } pw[] = {
+        {"VDD", c->p.VDD}, {"IDD0", c->p.IDD0}, {"IDD2N", c->p.IDD2N}, {"IDD3N", c->p.IDD3N},
+        {"IDD4R", c->p.IDD4R}, {"IDD4W", c->p.IDD4W}, {"IDD5", c->p.IDD5},
+    };
+    for (size_t i = 0; i < sizeof pw / sizeof pw[0]; i++)
+        if (!(pw[i].v >= 0.0))
+            return fail(err, errlen, "key '%s': must be >= 0 (got %g)", pw[i].name, pw[i].v);
+    if (c->page_policy != MX_PAGE_OPEN && c->page_policy != MX_PAGE_CLOSED)
+        return fail(err, errlen, "key 'page_policy': must be open or closed");
+    if (c->queue_size < 1 || c->queue_size > 65536)
+        return fail(err, errlen, "key 'queue_size': must be in 1..65536 (got %d)", c->queue_size);
+    if (c->write_high < 1 || c->write_high > c->queue_size)
+        return fail(err, errlen, "key 'write_high': must be in 1..queue_size=%d (got %d)", c->queue_size, c->write_high);
+    if (c->write_low < 0 || c->write_low >= c->write_high)
+        return fail(err, errlen, "key 'write_low': must be in 0..write_high-1=%d (got %d)", c->write_high - 1, c->write_low);
+    addr_map m;
+    return build_map(c, &m, err, errlen);
+}
+
+void mx_dram_map(const mx_dram_config *c, uint64_t addr, mx_dram_addr *a)
+{
+    addr_map m;
+    int f[F_N];
+    memset(a, 0, sizeof *a);
+    if (build_map(c, &m, NULL, 0)) return;
+    map_addr(&m, addr, f);
+    a->channel = f[F_CH]; a->rank = f[F_RA]; a->bankgroup = f[F_BG];
+    a->bank = f[F_BA]; a->row = f[F_RO]; a->column = f[F_CO];
+}
+
+void mx_dram_energy_per_command(const mx_dram_config *c, double pj[MX_DRAM_E_N])
+{
+    const mx_dram_power *p = &c->p;
+    const double dev = (double)c->bus_bits / c->device_width, tck = c->tCK_ns;
+    const double k = p->VDD * tck * dev; /* mA * V * ns = pJ */
+    pj[MX_DRAM_E_ACT] = k * (p->IDD0 - p->IDD3N) * c->t.tRAS;
+    pj[MX_DRAM_E_PRE] = k * (p->IDD0 - p->IDD2N) * c->t.tRP;
+    pj[MX_DRAM_E_RD] = k * (p->IDD4R - p->IDD3N) * (c->BL / 2);
+    pj[MX_DRAM_E_WR] = k * (p->IDD4W - p->IDD3N) * (c->BL / 2);
+    pj[MX_DRAM_E_REF] = k * (p->IDD5 - p->IDD3N) * c->t.tRFC;
+    pj[MX_DRAM_E_BG_ACT] = k * p->IDD3N;
+    pj[MX_DRAM_E_BG_PRE] = k * p->IDD2N;
+}
+
+/* ---- the model ------------------------------------------------------------ */
+
+/* Derived command-to-command delays (clocks), DRAMsim3's timing.cc names. */
+typedef struct {
+    int burst;                       /* BL/2: data bus clocks of one burst */
+    int RL, WL;
+    int rd_rd_L, rd_rd_S, rd_rd_O;
+    int rd_wr, rd_wr_O;
+    int wr_rd_L, wr_rd_S, wr_rd_O;
+    int wr_wr_L, wr_wr_S, wr_wr_O;
+    int rd_pre, wr_pre;
+    int act_cas;                     /* ACT -> RD/WR: tRCD - AL (>= 1) */
+    int tRAS, tRC, tRP, tRRD_L, tRRD_S, tFAW, tRFC, tREFI;
+} dram_tm;
+
+typedef struct {
+    int64_t act, pre, rd, wr;        /* earliest clock for the command */
+    int32_t row;                     /* open row, -1 closed             */
+    uint32_t cas_since_act;          /* CAS commands to the open row    */
+    uint8_t conflict_pre;            /* last PRE closed a row for a conflicting request */
+    uint8_t act_conflict;            /* the open row was opened after such a PRE         */
+    uint32_t stamp_first, stamp_hit; /* scan epochs                     */
+} bank_st;
+
+typedef struct { int64_t act, rd, wr; } group_st;
+
+typedef struct {
+    int64_t act, rd, wr, ref;
+    int64_t faw[4];                  /* last four ACT clocks (ring)     */
+    int nfaw, faw_i;
+    int open_banks;
+    uint64_t bg_since, bg_act_clk, bg_pre_clk; /* background accounting */
+    uint64_t ref_due;                /* next clock a REF falls due      */
+    int ref_pending;                 /* REFs due, not issued            */
+} rank_st;
+
+typedef struct {
+    uint64_t addr, id, arrive;
+    int32_t row;
+    int bank;                        /* flat bank index in the channel  */
+} req_t;
+
+typedef struct {
+    req_t *q;
+    int n;
+} queue_t;
+
+enum { CAND_NONE = 0, CAND_CAS, CAND_ACT, CAND_PRE, CAND_REF, CAND_REFPRE };
+
+typedef struct {
+    int kind;
+    int idx;                         /* queue index (CAS/ACT/PRE), rank (REF), bank (REFPRE) */
+    uint64_t at;                     /* issuable at (clamped)           */
+} cand_t;
+
+typedef struct {
+    bank_st *bank;                   /* ranks * bankgroups * banks_per_group */
+    group_st *group;                 /* ranks * bankgroups                   */
+    rank_st *rank;
+    queue_t rq, wq;
+    uint32_t *nhit[2];               /* per bank: requests of queue [0]=read [1]=write hitting the open row */
+    int draining;
+    uint32_t epoch;
+    cand_t ref, hit, other;
+    uint64_t next;                   /* earliest clock this channel acts (>= now) */
+} chan_t;
+
+typedef struct {
+    uint64_t done, seq, id, addr, arrive;
+    int is_write;
+} inflight_t;
+
+struct mx_dram {
+    mx_dram_config c;
+    addr_map m;
+    dram_tm tm;
+    int nbank, bpr;                  /* banks per channel, per rank */
+    chan_t *ch;
+    uint64_t now, seq;
+    inflight_t *heap;                /* min-heap on (done, seq)     */
+    size_t nheap, capheap;
+    mx_dram_done *fifo;              /* completed, not popped (ring) */
+    size_t fhead, fn, fcap;
+    mx_dram_stats st;                /* commands and completions (energy filled on read) */
+};
+
+static void derive_timing(const mx_dram_config *c, dram_tm *m)
+{
+    const mx_dram_timing *t = &c->t;
+    int burst = c->BL / 2;
+    int ccdl = c->bankgroups == 1 ? t->tCCD_S : t->tCCD_L;
+    int wtrl = c->bankgroups == 1 ? t->tWTR_S : t->tWTR_L;
+    int rrdl = c->bankgroups == 1 ? t->tRRD_S : t->tRRD_L;
+    m->burst = burst;
+    m->RL = t->AL + t->CL;
+    m->WL = t->AL + t->CWL;
+    m->rd_rd_L = imax(burst, ccdl);
+    m->rd_rd_S = imax(burst, t->tCCD_S);
+    m->rd_rd_O = burst + t->tRTRS;
+    m->rd_wr = m->RL + burst + 2 - m->WL;          /* JEDEC DDR4 read-to-write, 1tCK preambles */
+    m->rd_wr_O = m->RL + burst + t->tRTRS - m->WL;
+    m->wr_rd_L = m->WL + burst + wtrl;
+    m->wr_rd_S = m->WL + burst + t->tWTR_S;
+    m->wr_rd_O = m->WL + burst + t->tRTRS - m->RL;
+    m->wr_wr_L = imax(burst, ccdl);
+    m->wr_wr_S = imax(burst, t->tCCD_S);
+    m->wr_wr_O = burst + t->tRTRS;
+    m->rd_pre = t->AL + t->tRTP;
+    m->wr_pre = m->WL + burst + t->tWR;
+    m->act_cas = imax(1, t->tRCD - t->AL);
+    m->tRAS = t->tRAS; m->tRC = t->tRC; m->tRP = t->tRP;
+    m->tRRD_L = rrdl; m->tRRD_S = t->tRRD_S; m->tFAW = t->tFAW;
+    m->tRFC = t->tRFC; m->tREFI = t->tREFI;
+}
+
+static void free_channels(mx_dram *d)
+{
+    if (!d->ch) return;
+    for (int i = 0; i < d->c.channels; i++) {
+        chan_t *ch = &d->ch[i];
+        free(ch->bank); free(ch->group); free(ch->rank);
+        free(ch->rq.q); free(ch->wq.q); free(ch->nhit[0]); free(ch->nhit[1]);
+    }
+    free(d->ch);
+}
+
+void mx_dram_free(mx_dram *d)
+{
+    if (!d) return;
+    free_channels(d);
+    free(d->heap);
+    free(d->fifo);
+    free(d);
+}
+
+static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin);
+
+mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
+{
+    if (mx_dram_config_check(c, err, errlen)) return NULL;
+    mx_dram *d = calloc(1, sizeof *d);
+    if (!d) { fail(err, errlen, "out of memory"); return NULL; }
+    d->c = *c;
+    build_map(c, &d->m, NULL, 0);
+    derive_timing(c, &d->tm);
+    d->bpr = c->bankgroups * c->banks_per_group;
+    d->nbank = c->ranks * d->bpr;
+    d->ch = calloc((size_t)c->channels, sizeof *d->ch);
+    if (!d->ch) goto oom;
+    for (int i = 0; i < c->channels; i++) {
+        chan_t *ch = &d->ch[i];
+        ch->bank = calloc((size_t)d->nbank, sizeof *ch->bank);
+        ch->group = calloc((size_t)(c->ranks * c->bankgroups), sizeof *ch->group);
+        ch->rank = calloc((size_t)c->ranks, sizeof *ch->rank);
+        ch->rq.q = calloc((size_t)c->queue_size, sizeof(req_t));
+        ch->wq.q = calloc((size_t)c->queue_size, sizeof(req_t));
+        ch->nhit[0] = calloc((size_t)d->nbank, sizeof(uint32_t));
+        ch->nhit[1] = calloc((size_t)d->nbank, sizeof(uint32_t));
+        if (!ch->bank || !ch->group || !ch->rank || !ch->rq.q || !ch->wq.q || !ch->nhit[0] || !ch->nhit[1])
+            goto oom;
+        for (int b = 0; b < d->nbank; b++) ch->bank[b].row = -1;
+        /* staggered refresh as DRAMsim3's RANK_LEVEL_STAGGERED: one rank
+         * every tREFI/ranks clocks, rank r first at (r+1)*tREFI/ranks */
+        uint64_t step = (uint64_t)(c->t.tREFI / c->ranks);
+        for (int r = 0; r < c->ranks; r++)
+            ch->rank[r].ref_due = c->refresh ? step * (uint64_t)(r + 1) : UINT64_MAX;
+        rescan(d, ch, 0);
+    }
+    return d;
+oom:
+    fail(err, errlen, "out of memory");
+    mx_dram_free(d);
+    return NULL;
+}
+
+uint64_t mx_dram_now(const mx_dram *d) { return d->now; }
+
+/* ---- scheduler ------------------------------------------------------------ */
+
+static inline uint64_t clampu(int64_t v, uint64_t tmin) { return v < (int64_t)tmin ? tmin : (uint64_t)v; }
+
+static inline int64_t act_ready(const mx_dram *d, const chan_t *ch, int b)
+{
+    const rank_st *r = &ch->rank[b / d->bpr];
+    int64_t e = max64(ch->bank[b].act, max64(ch->group[b / d->c.banks_per_group].act, r->act));
+    if (r->nfaw == 4) e = max64(e, r->faw[r->faw_i] + d->tm.tFAW);
+    return e;
+}
+
+static inline int64_t cas_ready(const mx_dram *d, const chan_t *ch, int b, int is_write)
+{
+    const rank_st *r = &ch->rank[b / d->bpr];
+    const group_st *g = &ch->group[b / d->c.banks_per_group];
+    return is_write ? max64(ch->bank[b].wr, max64(g->wr, r->wr)) : max64(ch->bank[b].rd, max64(g->rd, r->rd));
+}
+
+static void update_mode(const mx_dram *d, chan_t *ch)
+{
+    int wq = ch->wq.n, rq = ch->rq.n;
+    ch->draining = wq > 0 && (rq == 0 || wq >= d->c.write_high || (ch->draining && wq > d->c.write_low));
+}
+
+static inline void offer(cand_t *best, int kind, int idx, uint64_t at)
+{
+    if (at < best->at) { best->kind = kind; best->idx = idx; best->at = at; }
+}
+
+static void set_next(const mx_dram *d, chan_t *ch, uint64_t tmin)
+{
+    uint64_t nx = ch->ref.at;
+    if (ch->hit.at < nx) nx = ch->hit.at;
+    if (ch->other.at < nx) nx = ch->other.at;
+    for (int r = 0; r < d->c.ranks; r++)
+        if (ch->rank[r].ref_due < nx) nx = ch->rank[r].ref_due;
+    ch->next = nx < tmin ? tmin : nx;
+}
+
+/* One candidate per class: refresh work, row hit (oldest first among the
+ * earliest), other (ACT or PRE, oldest first among the earliest).  Times are
+ * clamped to tmin, the first clock a command may use. */
+static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
+{
+    const cand_t none = {CAND_NONE, -1, UINT64_MAX};
+    ch->ref = ch->hit = ch->other = none;
+    for (int r = 0; r < d->c.ranks; r++) {
+        const rank_st *rk = &ch->rank[r];
+        if (!rk->ref_pending) continue;
+        if (rk->open_banks) {
+            for (int b = r * d->bpr; b < (r + 1) * d->bpr; b++)
+                if (ch->bank[b].row >= 0) offer(&ch->ref, CAND_REFPRE, b, clampu(ch->bank[b].pre, tmin));
+        } else {
+            offer(&ch->ref, CAND_REF, r, clampu(rk->ref, tmin));
+        }
+    }
+    int w = ch->draining;
+    const queue_t *q = w ? &ch->wq : &ch->rq;
+    const uint32_t *nhit = ch->nhit[w];
+    uint32_t ep = ++ch->epoch;
+    if (ep == 0) { /* wrapped: reset stamps */
+        for (int b = 0; b < d->nbank; b++) ch->bank[b].stamp_first = ch->bank[b].stamp_hit = 0;
+        ep = ch->epoch = 1;
+    }
+    for (int i = 0; i < q->n; i++) {
+        const req_t *rq = &q->q[i];
+        int b = rq->bank;
+        bank_st *bk = &ch->bank[b];
+        if (ch->rank[b / d->bpr].ref_pending) continue;
+        if (bk->row == rq->row) {
+            if (bk->stamp_hit != ep) {
+                bk->stamp_hit = ep;
+                offer(&ch->hit, CAND_CAS, i, clampu(cas_ready(d, ch, b, w), tmin));
+            }
+        } else if (bk->stamp_first != ep) {
+            if (bk->row < 0) offer(&ch->other, CAND_ACT, i, clampu(act_ready(d, ch, b), tmin));
+            else if (nhit[b] == 0) offer(&ch->other, CAND_PRE, i, clampu(bk->pre, tmin));
+        }
+        bk->stamp_first = ep;
+    }
+    set_next(d, ch, tmin);
+}
+
+/* ---- completions ---------------------------------------------------------- */
+
+static inline int heap_less(const inflight_t *a, const inflight_t *b)
+{
+    return a->done < b->done || (a->done == b->done && a->seq < b->seq);
+}
+
+static void heap_push(mx_dram *d, const inflight_t *e)
+{
+    if (d->nheap == d->capheap) {
+        size_t nc = d->capheap ? 2 * d->capheap : 64;
+        inflight_t *h = realloc(d->heap, nc * sizeof *h);
+        if (!h) abort(); /* out of memory mid-simulation: no sane way to go on */
+        d->heap = h;
+        d->capheap = nc;
+    }
+    size_t i = d->nheap++;
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!heap_less(e, &d->heap[p])) break;
+        d->heap[i] = d->heap[p];
+        i = p;
+    }
+    d->heap[i] = *e;
+}
+
+static void heap_pop(mx_dram *d)
+{
+    inflight_t last = d->heap[--d->nheap];
+    size_t i = 0, n = d->nheap;
+    for (;;) {
+        size_t l = 2 * i + 1, s;
+        if (l >= n) break;
+        s = (l + 1 < n && heap_less(&d->heap[l + 1], &d->heap[l])) ? l + 1 : l;
+        if (!heap_less(&d->heap[s], &last)) break;
+        d->heap[i] = d->heap[s];
+        i = s;
+    }
+    if (n) d->heap[i] = last;
+}
+
+/* Moves completions with done <= now to the FIFO, in (done, issue) order. */
+static void retire(mx_dram *d)
+{
+    while (d->nheap && d->heap[0].done <= d->now) {
+        const inflight_t *e = &d->heap[0];
+        if (d->fn == d->fcap) {
+            size_t nc = d->fcap ? 2 * d->fcap : 64;
+            mx_dram_done *f = malloc(nc * sizeof *f);
+            if (!f) abort();
+            for (size_t k = 0; k < d->fn; k++) f[k] = d->fifo[(d->fhead + k) % d->fcap];
+            free(d->fifo);
+            d->fifo = f;
+            d->fcap = nc;
+            d->fhead = 0;
+        }
+        mx_dram_done *o = &d->fifo[(d->fhead + d->fn++) % d->fcap];
+        o->id = e->id; o->addr = e->addr; o->is_write = e->is_write;
+        o->arrive = e->arrive; o->done = e->done;
+        if (e->is_write) d->st.writes_done++;
+        else { d->st.reads_done++; d->st.read_latency_sum += e->done - e->arrive; }
+        heap_pop(d);
+    }
+}
+
+int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
+{
+    if (!d->fn) return 0;
+    *out = d->fifo[d->fhead];
+    d->fhead = (d->fhead + 1) % d->fcap;
+    d->fn--;
+    return 1;
+}
+
+/* ---- command issue -------------------------------------------------------- */
+
+static void bg_change(rank_st *r, uint64_t at, int delta)
+{
+    int was = r->open_banks > 0;
+    r->open_banks += delta;
+    int is = r->open_banks > 0;
+    if (was != is) {
+        if (was) r->bg_act_clk += at - r->bg_since;
+        else r->bg_pre_clk += at - r->bg_since;
+        r->bg_since = at;
+    }
+}
+
+static void close_bank(mx_dram *d, chan_t *ch, int b, int64_t pre_at, uint64_t now)
+{
+    bank_st *bk = &ch->bank[b];
+    rank_st *r = &ch->rank[b / d->bpr];
+    bk->act = max64(bk->act, pre_at + d->tm.tRP);
+    r->ref = max64(r->ref, pre_at + d->tm.tRP);
+    bk->row = -1;
+    ch->nhit[0][b] = ch->nhit[1][b] = 0;
+    bg_change(r, now, -1);
+    d->st.pre++;
+}
+
+static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
+{
+    const dram_tm *tm = &d->tm;
+    const int64_t t = (int64_t)now;
+    bank_st *bk = &ch->bank[b];
+    group_st *g = &ch->group[b / d->c.banks_per_group];
+    rank_st *r = &ch->rank[b / d->bpr];
+    bk->row = row;
+    bk->cas_since_act = 0;
+    bk->act_conflict = bk->conflict_pre;
+    bk->conflict_pre = 0;
+    bk->rd = max64(bk->rd, t + tm->act_cas);
+    bk->wr = max64(bk->wr, t + tm->act_cas);
+    bk->pre = max64(bk->pre, t + tm->tRAS);
+    bk->act = max64(bk->act, t + tm->tRC);
+    g->act = max64(g->act, t + tm->tRRD_L);
+    r->act = max64(r->act, t + tm->tRRD_S);
+    r->faw[r->faw_i] = t;
+    r->faw_i = (r->faw_i + 1) & 3;
+    if (r->nfaw < 4) r->nfaw++;
+    for (int w = 0; w < 2; w++) { /* requests that now hit this row */
+        const queue_t *q = w ? &ch->wq : &ch->rq;
+        int n = 0;
+        for (int i = 0; i < q->n; i++) n += q->q[i].bank == b && q->q[i].row == row;
+        ch->nhit[w][b] = (uint32_t)n;
+    }
+    bg_change(r, now, +1);
+    d->st.act++;
+}
+
+static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
+{
+    const dram_tm *tm = &d->tm;
+    const int64_t t = (int64_t)now;
+    queue_t *q = w ? &ch->wq : &ch->rq;
+    req_t rq = q->q[idx];
+    int b = rq.bank, ri = b / d->bpr, gi = b / d->c.banks_per_group;
+    bank_st *bk = &ch->bank[b];
+    if (bk->cas_since_act++ > 0) d->st.row_hits++;
+    else { d->st.row_misses++; if (bk->act_conflict) d->st.row_conflicts++; }
+    group_st *g = &ch->group[gi];
+    for (int r = 0; r < d->c.ranks; r++) {
+        rank_st *rk = &ch->rank[r];
+        if (r == ri) {
+            rk->rd = max64(rk->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
+            rk->wr = max64(rk->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
+        } else {
+            rk->rd = max64(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
+            rk->wr = max64(rk->wr, t + (w ? tm->wr_wr_O : tm->rd_wr_O));
+        }
+    }
+    g->rd = max64(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
+    g->wr = max64(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
+    bk->pre = max64(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
+    memmove(&q->q[idx], &q->q[idx + 1], (size_t)(q->n - idx - 1) * sizeof(req_t));
+    q->n--;
+    ch->nhit[w][b]--;
+    if (d->c.page_policy == MX_PAGE_CLOSED)
+        close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
+    if (w) d->st.wr++;
+    else d->st.rd++;
+    inflight_t e = {now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst, d->seq++, rq.id, rq.addr, rq.arrive, w};
+    heap_push(d, &e);
+    update_mode(d, ch);
+}
+
+static void do_ref(mx_dram *d, chan_t *ch, int r, uint64_t now)
+{
+    rank_st *rk = &ch->rank[r];
+    rk->act = max64(rk->act, (int64_t)now + d->tm.tRFC);
+    rk->ref = max64(rk->ref, (int64_t)now + d->tm.tRFC);
+    rk->ref_pending--;
+    d->st.ref++;
+}
+
+/* One clock of one channel: refresh bookkeeping, then at most one command. */
+static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
+{
+    int changed = 0;
+    for (int r = 0; r < d->c.ranks; r++) {
+        rank_st *rk = &ch->rank[r];
+        if (rk->ref_due <= now) {
+            rk->ref_pending++;
+            rk->ref_due += (uint64_t)(d->tm.tREFI / d->c.ranks) * (uint64_t)d->c.ranks;
+            changed = 1;
+        }
+    }
+    if (changed) rescan(d, ch, now);
+    const cand_t *c = ch->ref.at <= now ? &ch->ref : ch->hit.at <= now ? &ch->hit
+                    : ch->other.at <= now ? &ch->other : NULL;
+    if (!c) { set_next(d, ch, now + 1); return; }
+    int w = ch->draining;
+    const req_t *rq = c->kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->q[c->idx] : NULL;
+    switch (c->kind) {
+    case CAND_CAS: do_cas(d, ch, w, c->idx, now); break;
+    case CAND_ACT: do_act(d, ch, rq->bank, rq->row, now); break;
+    case CAND_PRE:
+        ch->bank[rq->bank].conflict_pre = 1;
+        close_bank(d, ch, rq->bank, (int64_t)now, now);
+        break;
+    case CAND_REFPRE: close_bank(d, ch, c->idx, (int64_t)now, now); break;
+    case CAND_REF: do_ref(d, ch, c->idx, now); break;
+    default: break;
+    }
+    rescan(d, ch, now + 1);
+}
+
+/* ---- front end ------------------------------------------------------------ */
+
+int mx_dram_can_accept(const mx_dram *d, uint64_t addr, int is_write)
+{
+    int f[F_N];
+    map_addr(&d->m, addr, f);
+    const chan_t *ch = &d->ch[f[F_CH]];
+    return (is_write ? ch->wq.n : ch->rq.n) < d->c.queue_size;
+}
+
+int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
+{
+    int f[F_N];
+    map_addr(&d->m, addr, f);
+    chan_t *ch = &d->ch[f[F_CH]];
+    queue_t *q = is_write ? &ch->wq : &ch->rq;
+    if (q->n >= d->c.queue_size) return -1;
+    if (!is_write && ch->wq.n) { /* read of a queued write: served from the write queue */
+        uint64_t a = addr >> d->m.shift;
+        for (int i = 0; i < ch->wq.n; i++)
+            if (ch->wq.q[i].addr >> d->m.shift == a) {
+                inflight_t e = {d->now + 1, d->seq++, id, addr, d->now, 0};
+                heap_push(d, &e);
+                return 0;
+            }
+    }
+    int b = (f[F_RA] * d->c.bankgroups + f[F_BG]) * d->c.banks_per_group + f[F_BA];
+    req_t *r = &q->q[q->n++];
+    r->addr = addr; r->id = id; r->arrive = d->now; r->row = f[F_RO]; r->bank = b;
+    bank_st *bk = &ch->bank[b];
+    int hit = bk->row == r->row;
+    if (hit) ch->nhit[is_write][b]++;
+    int was = ch->draining;
+    update_mode(d, ch);
+    if (ch->draining != was) { rescan(d, ch, d->now); return 0; } /* the active queue switched */
+    if (is_write != ch->draining || ch->rank[b / d->bpr].ref_pending) return 0;
+    if (hit && ch->other.kind == CAND_PRE && q->q[ch->other.idx].bank == b) {
+        rescan(d, ch, d->now); /* the chosen PRE lost its right to close a row with pending hits */
+        return 0;
+    }
+    /* the youngest request: it becomes a candidate only by being strictly earlier */
+    int idx = q->n - 1;
+    if (hit) offer(&ch->hit, CAND_CAS, idx, clampu(cas_ready(d, ch, b, is_write), d->now));
+    else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, clampu(act_ready(d, ch, b), d->now));
+    else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, clampu(bk->pre, d->now));
+    set_next(d, ch, d->now);
+    return 0;
+}
+
+static uint64_t min_next(const mx_dram *d)
+{
+    uint64_t nx = UINT64_MAX;
+    for (int i = 0; i < d->c.channels; i++)
+        if (d->ch[i].next < nx) nx = d->ch[i].next;
+    return nx;
+}
+
+void mx_dram_tick(mx_dram *d)
+{
+    for (int i = 0; i < d->c.channels; i++)
+        if (d->ch[i].next <= d->now) chan_step(d, &d->ch[i], d->now);
+    d->now++;
+    retire(d);
+}
+
+void mx_dram_run_until(mx_dram *d, uint64_t until)
+{
+    while (d->now < until) {
+        uint64_t nx = min_next(d);
+        if (nx >= until) { d->now = until; retire(d); break; }
+        if (nx > d->now) { d->now = nx; retire(d); }
+        mx_dram_tick(d);
+    }
+}
+
+uint64_t mx_dram_next_event(const mx_dram *d)
+{
+    uint64_t nx = min_next(d);
+    nx = nx == UINT64_MAX ? UINT64_MAX : nx + 1;
+    if (d->nheap && d->heap[0].done < nx) nx = d->heap[0].done;
+    return nx;
+}
+
+void mx_dram_get_stats(const mx_dram *d, mx_dram_stats *s)
+{
+    *s = d->st;
+    s->cycles = d->now;
+    double pj[MX_DRAM_E_N];
+    mx_dram_energy_per_command(&d->c, pj);
+    uint64_t act_clk = 0, pre_clk = 0;
+    for (int i = 0; i < d->c.channels; i++)
+        for (int r = 0; r < d->c.ranks; r++) {
+            const rank_st *rk = &d->ch[i].rank[r];
+            act_clk += rk->bg_act_clk;
+            pre_clk += rk->bg_pre_clk;
+            if (rk->open_banks) act_clk += d->now - rk->bg_since;
+            else pre_clk += d->now - rk->bg_since;
+        }
+    s->energy_pj[MX_DRAM_E_ACT] = pj[MX_DRAM_E_ACT] * (double)s->act;
+    s->energy_pj[MX_DRAM_E_PRE] = pj[MX_DRAM_E_PRE] * (double)s->pre;
+    s->energy_pj[MX_DRAM_E_RD] = pj[MX_DRAM_E_RD] * (double)s->rd;
+    s->energy_pj[MX_DRAM_E_WR] = pj[MX_DRAM_E_WR] * (double)s->wr;
+    s->energy_pj[MX_DRAM_E_REF] = pj[MX_DRAM_E_REF] * (double)s->ref;
+    s->energy_pj[MX_DRAM_E_BG_ACT] = pj[MX_DRAM_E_BG_ACT] * (double)act_clk;
+    s->energy_pj[MX_DRAM_E_BG_PRE] = pj[MX_DRAM_E_BG_PRE] * (double)pre_clk;
+    s->energy_total_pj = 0;
+    for (int e = 0; e < MX_DRAM_E_N; e++) s->energy_total_pj += s->energy_pj[e];
+}
