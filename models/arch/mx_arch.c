@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -279,6 +280,46 @@ static double tiling_traffic(long long M, long long N, long long K, long long mt
     return a + b;
 }
 
+typedef struct {
+    mx_tiling t;
+    long long tiles;
+    double lb, cycles;
+    int exact;
+} mx_map_cand;
+
+static int cmp_lb(const void *a, const void *b)
+{
+    double x = ((const mx_map_cand *)a)->lb, y = ((const mx_map_cand *)b)->lb;
+    return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/* A proven lower bound of the analytic engine's cycles for a mapping: the
+ * array computes every tile (pure fold cycles; stalls only add), and the
+ * channel moves every operand byte at its read bandwidth before the last
+ * tile can start. */
+static double map_lower_bound(const mx_arch_config *c, const mx_tiling *t, long long M, long long N,
+                              long long K)
+{
+    long long dm[2] = {t->mt, M - (t->m_tiles - 1) * t->mt}, cm[2] = {t->m_tiles - 1, 1};
+    long long dn[2] = {t->nt, N - (t->n_tiles - 1) * t->nt}, cn[2] = {t->n_tiles - 1, 1};
+    long long dk[2] = {t->kt, K - (t->k_tiles - 1) * t->kt}, ck[2] = {t->k_tiles - 1, 1};
+    double comp = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                long long n = cm[i] * cn[j] * ck[k];
+                if (n) comp += (double)n * (double)mx_tile_compute_cycles(c, dm[i], dn[j], dk[k]);
+            }
+    double bw = c->dram_bytes_per_cycle;
+    if (c->dram_model && c->dram_cal.valid) bw = c->dram_cal.read_bytes_per_cycle;
+    double mem = t->dram_bytes / bw;
+    return comp > mem ? comp : mem;
+}
+
+static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                           mx_stats *s);
+
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                    long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen)
 {
@@ -299,53 +340,101 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     double cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
     double cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
     double ba = fa->bits_per_elem, bb = fb->bits_per_elem, bw = c->dram_bytes_per_cycle;
-    /* Candidates: tile extents of the array granule times powers of two (and
-     * the whole extent), the largest K extent that fits, both loop orders.
-     * Pass 0 finds the fastest time estimate; pass 1 picks, among candidates
-     * within 2% of it (memory.tiling: time) or among all (traffic), the least
-     * DRAM traffic, then the fewest tiles. */
-    double best_est = -1, best_tr = -1;
-    long long best_tiles = 0;
+    /* The mapper (docs/ARCH.md "Mapper"): candidates are tile extents of the
+     * array granule times powers of two, the whole extent, and the balanced
+     * split of each (same tile count, equal tiles); along K every tile count
+     * from the fewest that fit to three more, split evenly (balanced K
+     * splits), plus the largest K that fits; both loop orders.
+     * memory.tiling: traffic takes the least DRAM traffic (then the fewest
+     * tiles).  time (default): exact analytic cycles of every candidate
+     * whose proven lower bound max(sum of tile compute cycles, operand bytes
+     * / bandwidth) is within 1% of the best found (branch and bound, so
+     * the optimum is exact), then the least traffic among those within 1%
+     * of the fastest, then the fewest tiles. */
+    (void)bw;
+    long long mts[130], nts[130];
+    int nm = 0, nn = 0;
     for (int pass = 0; pass < 2; pass++) {
-        for (long long mt = mg;; mt = mt * 2 < Mr ? mt * 2 : Mr) {
-            for (long long nt = ng;; nt = nt * 2 < Nr ? nt * 2 : Nr) {
-                double ka = cap_a / ((double)mt * ba / 8), kb = cap_b / ((double)nt * bb / 8);
-                double kmax = ka < kb ? ka : kb;
-                long long kt = kmax >= (double)Kr ? Kr : ((long long)kmax / kg) * kg;
-                if ((double)mt * nt * 4.0 <= cap_o && kt >= kg) {
-                    long long emt = llmin(mt, M), ent = llmin(nt, N), ekt = llmin(kt, K);
-                    long long tiles = cdiv(M, emt) * cdiv(N, ent) * cdiv(K, ekt);
-                    double cyc = (double)mx_tile_compute_cycles(c, emt, ent, ekt);
-                    double at = (double)emt * ekt * ba / 8, bt = (double)ekt * ent * bb / 8;
-                    for (int o = 0; o < 2; o++) {
-                        double tr = tiling_traffic(M, N, K, emt, ent, ekt, ba, bb, o);
-                        /* double-buffered pipeline estimate: a tile takes the
-                         * longer of its compute and its load; with K untiled the
-                         * outer operand loads once per outer step */
-                        double n_out = (double)(o ? cdiv(N, ent) : cdiv(M, emt));
-                        double n_in = (double)(o ? cdiv(M, emt) : cdiv(N, ent));
-                        double res = o ? bt : at, str = o ? at : bt, est;
-                        if (cdiv(K, ekt) == 1)
-                            est = n_out * (fmax(cyc, (res + str) / bw) + (n_in - 1) * fmax(cyc, str / bw));
-                        else
-                            est = (double)tiles * fmax(cyc, (at + bt) / bw);
-                        if (pass == 0) {
-                            if (best_est < 0 || est < best_est) best_est = est;
-                        } else if ((c->tiling_min_traffic || est <= best_est * 1.02) &&
-                                   (best_tr < 0 || tr < best_tr * (1 - 1e-12) ||
-                                    (tr <= best_tr * (1 + 1e-12) && tiles < best_tiles))) {
-                            best_tr = tr;
-                            best_tiles = tiles;
-                            t->mt = emt; t->nt = ent; t->kt = ekt; t->n_outer = o;
-                        }
-                    }
-                }
-                if (nt >= Nr) break;
-            }
-            if (mt >= Mr) break;
+        long long g = pass ? ng : mg, R = pass ? Nr : Mr, X = pass ? N : M;
+        long long *v = pass ? nts : mts;
+        int *nv = pass ? &nn : &nm;
+        for (long long e = g;; e = e * 2 < R ? e * 2 : R) {
+            long long q = cdiv(X, llmin(e, X));
+            long long bal = cdiv(cdiv(X, q), g) * g;
+            v[(*nv)++] = e;
+            if (bal != e && *nv < 129) v[(*nv)++] = bal;
+            if (e >= R || *nv >= 128) break;
         }
-        if (best_est < 0) break;
     }
+    mx_map_cand *cand = NULL;
+    size_t ncand = 0, cap = 0;
+    for (int i = 0; i < nm; i++)
+        for (int j = 0; j < nn; j++) {
+            long long mt = mts[i], nt = nts[j];
+            if ((double)mt * nt * 4.0 > cap_o) continue;
+            double ka = cap_a / ((double)mt * ba / 8), kb = cap_b / ((double)nt * bb / 8);
+            double kmax_d = ka < kb ? ka : kb;
+            long long kmax = kmax_d >= (double)Kr ? Kr : ((long long)kmax_d / kg) * kg;
+            if (kmax < kg) continue;
+            long long qmin = cdiv(K, kmax);
+            long long kts[5];
+            int nk = 0;
+            kts[nk++] = kmax;
+            for (long long q = qmin; q < qmin + 4; q++) {
+                long long kt = cdiv(cdiv(K, q), kg) * kg;
+                if (kt <= kmax && kt >= kg && kt != kts[nk - 1]) kts[nk++] = kt;
+            }
+            for (int kk = 0; kk < nk; kk++)
+                for (int o = 0; o < 2; o++) {
+                    if (ncand == cap) {
+                        cap = cap ? cap * 2 : 256;
+                        mx_map_cand *nc = realloc(cand, cap * sizeof *cand);
+                        if (!nc) { free(cand); return fail(err, errlen, "out of memory in the mapper"); }
+                        cand = nc;
+                    }
+                    mx_map_cand *m = &cand[ncand++];
+                    memset(m, 0, sizeof *m);
+                    m->t.mt = llmin(mt, M); m->t.nt = llmin(nt, N); m->t.kt = llmin(kts[kk], K);
+                    m->t.n_outer = o;
+                    m->t.m_tiles = cdiv(M, m->t.mt); m->t.n_tiles = cdiv(N, m->t.nt); m->t.k_tiles = cdiv(K, m->t.kt);
+                    m->t.dram_bytes = tiling_traffic(M, N, K, m->t.mt, m->t.nt, m->t.kt, ba, bb, o);
+                    m->tiles = m->t.m_tiles * m->t.n_tiles * m->t.k_tiles;
+                    m->lb = map_lower_bound(c, &m->t, M, N, K);
+                }
+        }
+    int best = -1;
+    if (ncand && c->tiling_min_traffic) {
+        for (size_t i = 0; i < ncand; i++)
+            if (best < 0 || cand[i].t.dram_bytes < cand[best].t.dram_bytes * (1 - 1e-12) ||
+                (cand[i].t.dram_bytes <= cand[best].t.dram_bytes * (1 + 1e-12) && cand[i].tiles < cand[best].tiles))
+                best = (int)i;
+    } else if (ncand) {
+        qsort(cand, ncand, sizeof *cand, cmp_lb);
+        mx_operand_fmt fo;
+        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return fail(err, errlen, "unknown output format '%s'", c->out_format); }
+        mx_gemm g;
+        memset(&g, 0, sizeof g);
+        g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
+        double fastest = -1;
+        for (size_t i = 0; i < ncand; i++) {
+            if (fastest >= 0 && cand[i].lb > fastest * 1.01) break; /* no later candidate can be within 1% */
+            mx_stats st;
+            analytic_tiled(c, &g, fa, fb, &fo, &cand[i].t, &st);
+            cand[i].cycles = (double)st.cycles;
+            cand[i].exact = 1;
+            if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
+        }
+        for (size_t i = 0; i < ncand; i++) {
+            if (!cand[i].exact || cand[i].cycles > fastest * 1.01) continue;
+            if (best < 0 || cand[i].t.dram_bytes < cand[best].t.dram_bytes * (1 - 1e-12) ||
+                (cand[i].t.dram_bytes <= cand[best].t.dram_bytes * (1 + 1e-12) &&
+                 (cand[i].cycles < cand[best].cycles || (cand[i].cycles == cand[best].cycles && cand[i].tiles < cand[best].tiles))))
+                best = (int)i;
+        }
+    }
+    double best_tr = -1;
+    if (best >= 0) { *t = cand[best].t; best_tr = t->dram_bytes; }
+    free(cand);
     if (best_tr < 0) {
         if ((double)mg * ng * 4.0 > cap_o)
             return fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mg, ng);
@@ -577,17 +666,29 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     const long long M = g->M, N = g->N, K = g->K;
     mx_tiling tl;
     if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
+    analytic_tiled(c, g, &fa, &fb, &fo, &tl, s);
+    return 0;
+}
+
+/* The analytic engine for a given mapping (the mapper calls it for its
+ * candidates). */
+static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                           mx_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    const long long M = g->M, N = g->N, K = g->K;
 
     /* training: second quantized copies (SPEC §4) */
-    long long extra_bytes = mx_arch_train_copies(c, g, &fa, &fb, s);
+    long long extra_bytes = mx_arch_train_copies(c, g, fa, fb, s);
 
-    double slow = c->ideal_memory ? 1.0 : sram_slowdown(c, &fa, &fb);
-    long long ntiles = tl.m_tiles * tl.n_tiles * tl.k_tiles;
+    double slow = c->ideal_memory ? 1.0 : sram_slowdown(c, fa, fb);
+    long long ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
     /* the ≤ 8 distinct tile shapes (edge or not in each dimension) */
     long long shape_cyc[2][2][2];
-    long long dims_m[2] = {tl.mt, M - (tl.m_tiles - 1) * tl.mt};
-    long long dims_n[2] = {tl.nt, N - (tl.n_tiles - 1) * tl.nt};
-    long long dims_k[2] = {tl.kt, K - (tl.k_tiles - 1) * tl.kt};
+    long long dims_m[2] = {tl->mt, M - (tl->m_tiles - 1) * tl->mt};
+    long long dims_n[2] = {tl->nt, N - (tl->n_tiles - 1) * tl->nt};
+    long long dims_k[2] = {tl->kt, K - (tl->k_tiles - 1) * tl->kt};
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
             for (int k = 0; k < 2; k++)
@@ -605,19 +706,19 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     long long extra_rem = extra_bytes - extra_per_tile * ntiles;
     long long sram_stall = 0, dram_stall = 0, pure_compute = 0;
     long long t = 0;
-    long long outer_n = tl.n_outer ? tl.n_tiles : tl.m_tiles;
-    long long inner_n = tl.n_outer ? tl.m_tiles : tl.n_tiles;
+    long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+    long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
     for (long long oi = 0; oi < outer_n; oi++) {
         for (long long ii = 0; ii < inner_n; ii++) {
-            long long mi = tl.n_outer ? ii : oi, ni = tl.n_outer ? oi : ii;
-            int em = mi == tl.m_tiles - 1, en = ni == tl.n_tiles - 1;
+            long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
+            int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
             long long m = dims_m[em], n = dims_n[en];
-            for (long long ki = 0; ki < tl.k_tiles; ki++, t++) {
-                int ek = ki == tl.k_tiles - 1;
+            for (long long ki = 0; ki < tl->k_tiles; ki++, t++) {
+                int ek = ki == tl->k_tiles - 1;
                 long long k = dims_k[ek];
-                long long aid = mi * tl.k_tiles + ki, bid = ki * tl.n_tiles + ni;
-                long long la = aid != last_a ? mx_arch_tile_bytes(m, k, fa.bits_per_elem) : 0;
-                long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb.bits_per_elem) : 0;
+                long long aid = mi * tl->k_tiles + ki, bid = ki * tl->n_tiles + ni;
+                long long la = aid != last_a ? mx_arch_tile_bytes(m, k, fa->bits_per_elem) : 0;
+                long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb->bits_per_elem) : 0;
                 last_a = aid;
                 last_b = bid;
                 s->dram_read[MX_OP_A] += la;
@@ -642,7 +743,7 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
                 end2 = end1;
                 end1 = compute_end;
 
-                long long store = mx_arch_tile_counts(c, &fa, &fb, &fo, m, n, k, ki > 0, ek, s);
+                long long store = mx_arch_tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, s);
                 long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
                     wr_queue_push(&wq, compute_end, dram_cycles(c, store + extra, 1));
@@ -674,12 +775,13 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     s->stall[MX_STALL_DRAM] = dram_stall;
     s->stall[MX_STALL_SRAM] = sram_stall;
     s->tiles = ntiles;
+    s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
     s->macs = M * N * K;
     s->pe_steps = M * N * cdiv(K, c->lanes);
-    s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
-    s->exp_add_bits = (double)s->macs * (fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits);
+    s->scale_adds = (fa->is_mx || fb->is_mx) ? s->pe_steps : 0;
+    s->exp_add_bits = (double)s->macs * (fa->exp_bits > fb->exp_bits ? fa->exp_bits : fb->exp_bits);
     s->rqu_elements = M * N + s->requant_elements;
-    mx_arch_count_muls(c, &fa, &fb, (double)s->macs, s);
+    mx_arch_count_muls(c, fa, fb, (double)s->macs, s);
     if (c->dram_model && c->dram_cal.valid && !c->ideal_memory) { /* estimated from the probes */
         double rd = 0, wr = 0;
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
@@ -688,8 +790,8 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
         s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
                             (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
     }
-    return 0;
 }
+
 
 void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
 {
@@ -701,6 +803,7 @@ void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
     a->scale_adds += b->scale_adds * times;
     a->exp_add_bits += b->exp_add_bits * (double)times;
     a->folds += b->folds * times;
+    if (!a->map.mt) a->map = b->map; /* a row's own mapping (totals keep the first) */
     a->tiles += b->tiles * times;
     for (int i = 0; i <= MX_SIG_MAX; i++)
         for (int j = 0; j <= MX_SIG_MAX; j++) a->mul[i][j] += b->mul[i][j] * (double)times;

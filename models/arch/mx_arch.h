@@ -146,6 +146,10 @@ typedef enum {
 const char *mx_energy_comp_name(mx_energy_comp c);
 
 /* ---- counters ------------------------------------------------------------ */
+typedef struct {
+    long long mt, nt, kt;        /* tile extents                          */
+    int n_outer;                 /* loop order: 0 m,n,k; 1 n,m,k           */
+} mx_tiling_shape;
 #define MX_SIG_MAX 24
 typedef enum {
     MX_STALL_DRAM = 0,  /* compute waits for a tile load                   */
@@ -165,6 +169,7 @@ typedef struct {
     long long scale_adds;        /* E8M0 + E8M0 adds (= pe_steps for MX operands) */
     double exp_add_bits;         /* sum over products of the exponent-add width */
     long long folds, tiles;
+    mx_tiling_shape map;         /* the mapping chosen for this GEMM (per row; not summed) */
     /* multiplies by significand widths: mul[wa][wb], wa >= wb             */
     double mul[MX_SIG_MAX + 1][MX_SIG_MAX + 1];
     long long sram_read[MX_NOPS], sram_write[MX_NOPS]; /* bytes */

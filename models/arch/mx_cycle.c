@@ -557,6 +557,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
         s->stall[MX_STALL_SRAM] = stall_sram;
         s->stall[MX_STALL_RQU] = stall_rqu;
         s->tiles = ntiles;
+        s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
         s->macs = M * N * K;
         s->pe_steps = M * N * cdiv(K, c->lanes);
         s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
