@@ -10,6 +10,7 @@ need g++               /usr/bin/g++
 need verilator         /usr/bin/verilator
 need libsystemc-dev    /usr/include/systemc.h
 need libyaml-cpp-dev   /usr/include/yaml-cpp/yaml.h
+need libinih-dev       /usr/include/ini.h
 need libgtest-dev      /usr/include/gtest/gtest.h
 need yosys             /usr/bin/yosys
 [ -z "$missing" ] && exit 0

@@ -18,6 +18,7 @@ static const mxsim_command commands[] = {
     {"run",   mxsim_cmd_run,   "run a GEMM trace on an accelerator config: cycles, energy, reports"},
     {"import-scalesim", mxsim_cmd_import_scalesim, "convert a SCALE-Sim config + topology to ours"},
     {"validate", mxsim_cmd_validate, "analytic engine vs cycle engine over random GEMMs (docs/VALIDATION.md)"},
+    {"dram",  mxsim_cmd_dram,  "run a DRAMsim3-format request trace on a DRAM config (.yaml or DRAMsim3 .ini)"},
     {"cosim", mxsim_cmd_cosim, "co-simulate the RTL against the C model (needs make cosim)"},
 };
 

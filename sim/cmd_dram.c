@@ -1,0 +1,441 @@
+/*
+ * cmd_dram.c — `mxsim dram`: a DRAMsim3-format request trace through the
+ * protocol-level DRAM model (models/mem/mx_dram.h) on a DRAM config (our
+ * YAML or a DRAMsim3 .ini, sim/dram_config.h); a short table and a JSON
+ * report.  The trace is streamed (one pending request in memory), so its
+ * length is not bounded by memory.
+ */
+#include "dram_config.h"
+#include "mxsim_cmd.h"
+#include "version.h"
+
+#include "mem/mx_dram.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_LINE_MAX 256 /* longer trace lines are refused */
+
+typedef struct {
+    const char *config_path;
+    const char *trace_path;
+    const char *out_path;
+    uint64_t cycles; /* 0: until every request completed */
+    int quiet;
+} dram_opts;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mxsim dram -c CONFIG(.yaml|.ini) -t TRACE [--cycles N] [-o OUT.json] [-q]\n"
+            "  Runs a DRAMsim3-format request trace ('0xADDR READ|WRITE CYCLE' per line, CYCLE in\n"
+            "  DRAM clocks, non-decreasing; one burst per request; blank lines and # comments)\n"
+            "  through the DRAM model on CONFIG (configs/dram/*.yaml or a DRAMsim3 .ini preset).\n"
+            "  Requests enter at their cycle, in trace order; one that finds its queue full waits\n"
+            "  (and holds the ones behind it), as DRAMsim3's trace CPU does.  Runs until every\n"
+            "  request has completed, or exactly N clocks with --cycles N (as DRAMsim3's -c).\n"
+            "  Prints a summary; -o writes a JSON report; -q prints nothing.\n");
+}
+
+static int parse_u64(const char *s, int base, uint64_t *v)
+{
+    if (!*s || *s == '-' || *s == '+' || isspace((unsigned char)*s)) return -1;
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(s, &end, base);
+    if (*end || errno) return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_opts(int argc, char **argv, dram_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
+        int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
+                    !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
+                    !strcmp(a, "--cycles");
+        if (!takes) {
+            fprintf(stderr, "mxsim dram: unknown option '%s'\n", a);
+            return 2;
+        }
+        if (!v) {
+            fprintf(stderr, "mxsim dram: option '%s' needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "-c") || !strcmp(a, "--config")) o->config_path = v;
+        else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) o->trace_path = v;
+        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->out_path = v;
+        else if (!strcmp(a, "--cycles")) {
+            if (parse_u64(v, 10, &o->cycles) != 0 || o->cycles == 0 || o->cycles > (UINT64_MAX >> 2)) {
+                fprintf(stderr, "mxsim dram: option '--cycles': must be a positive integer, got '%s'\n", v);
+                return 2;
+            }
+        }
+    }
+    if (!o->config_path || !o->trace_path) {
+        fprintf(stderr, "mxsim dram: -c CONFIG and -t TRACE are required\n");
+        usage(stderr);
+        return 2;
+    }
+    return 0;
+}
+
+/* ---- the trace, streamed ------------------------------------------------ */
+
+typedef struct {
+    FILE *f;
+    const char *path;
+    long line;
+    int eof;
+    uint64_t last_cycle;
+    /* the next request */
+    int have;
+    uint64_t addr, cycle;
+    int is_write;
+    long req_line;
+} trace_reader;
+
+/* Reads the next request into t (have = 1), or sets eof.  0, or 2 after
+ * printing "TRACE:LINE: ..." on a bad line. */
+static int trace_next(trace_reader *t)
+{
+    char buf[TRACE_LINE_MAX + 1];
+    while (!t->have && !t->eof) {
+        size_t n = 0;
+        int ch, any = 0, nul = 0;
+        while ((ch = getc(t->f)) != EOF && ch != '\n') {
+            any = 1;
+            if (ch == 0) nul = 1;
+            if (n < TRACE_LINE_MAX) buf[n] = (char)ch;
+            n++;
+        }
+        if (ch == EOF && ferror(t->f)) {
+            fprintf(stderr, "mxsim dram: %s:%ld: read error: %s\n", t->path, t->line + 1, strerror(errno));
+            return 2;
+        }
+        if (ch == EOF && !any) {
+            t->eof = 1;
+            break;
+        }
+        t->line++;
+        if (n > TRACE_LINE_MAX) {
+            fprintf(stderr, "mxsim dram: %s:%ld: line longer than %d characters\n", t->path, t->line, TRACE_LINE_MAX);
+            return 2;
+        }
+        if (nul) {
+            fprintf(stderr, "mxsim dram: %s:%ld: NUL byte in the line (not a text trace?)\n", t->path, t->line);
+            return 2;
+        }
+        buf[n] = 0;
+        char *hash = strchr(buf, '#');
+        if (hash) *hash = 0;
+        char *tok[4];
+        int nt = 0;
+        for (char *s = strtok(buf, " \t\r,"); s && nt < 4; s = strtok(NULL, " \t\r,")) tok[nt++] = s;
+        if (nt == 0) continue;
+        if (nt < 3) {
+            fprintf(stderr, "mxsim dram: %s:%ld: truncated line: expected '0xADDR READ|WRITE CYCLE', got %d field%s\n",
+                    t->path, t->line, nt, nt == 1 ? "" : "s");
+            return 2;
+        }
+        if (nt > 3) {
+            fprintf(stderr, "mxsim dram: %s:%ld: extra field '%s' after '0xADDR READ|WRITE CYCLE'\n", t->path,
+                    t->line, tok[3]);
+            return 2;
+        }
+        const char *a = tok[0];
+        if (a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) a += 2;
+        if (parse_u64(a, 16, &t->addr) != 0) {
+            fprintf(stderr, "mxsim dram: %s:%ld: address: not a hexadecimal number: '%s'\n", t->path, t->line, tok[0]);
+            return 2;
+        }
+        if (!strcmp(tok[1], "READ")) t->is_write = 0;
+        else if (!strcmp(tok[1], "WRITE")) t->is_write = 1;
+        else {
+            fprintf(stderr, "mxsim dram: %s:%ld: request type must be READ or WRITE, got '%s'\n", t->path, t->line, tok[1]);
+            return 2;
+        }
+        if (parse_u64(tok[2], 10, &t->cycle) != 0 || t->cycle > (UINT64_MAX >> 2)) {
+            fprintf(stderr, "mxsim dram: %s:%ld: cycle: not a non-negative integer: '%s'\n", t->path, t->line, tok[2]);
+            return 2;
+        }
+        if (t->cycle < t->last_cycle) {
+            fprintf(stderr, "mxsim dram: %s:%ld: cycle %" PRIu64 " is before the previous request's cycle %" PRIu64
+                            " (cycles must not decrease)\n",
+                    t->path, t->line, t->cycle, t->last_cycle);
+            return 2;
+        }
+        t->last_cycle = t->cycle;
+        t->req_line = t->line;
+        t->have = 1;
+    }
+    return 0;
+}
+
+/* ---- simulation ------------------------------------------------------------ */
+
+typedef struct {
+    mx_dram_stats s;
+    uint64_t fed;        /* requests handed to the model */
+    uint64_t completed;  /* completions popped */
+    uint64_t unissued;   /* with --cycles: requests of the trace not yet fed */
+    int trace_ended;     /* the whole trace was read */
+} dram_result;
+
+static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *r)
+{
+    char err[600];
+    memset(r, 0, sizeof *r);
+    trace_reader t;
+    memset(&t, 0, sizeof t);
+    t.path = o->trace_path;
+    t.f = fopen(o->trace_path, "r");
+    if (!t.f) {
+        fprintf(stderr, "mxsim dram: %s: cannot open the trace: %s\n", o->trace_path, strerror(errno));
+        return 2;
+    }
+    mx_dram *d = mx_dram_new(cfg, err, sizeof err);
+    if (!d) {
+        fprintf(stderr, "mxsim dram: %s: %s\n", o->config_path, err);
+        fclose(t.f);
+        return 2;
+    }
+    const uint64_t limit = o->cycles ? o->cycles : UINT64_MAX;
+    /* Watchdog against a model that stops making progress: far longer than
+     * any legitimate wait (a refresh, a full queue draining). */
+    const uint64_t stall_max = 1000000 + 64 * ((uint64_t)cfg->t.tREFI + (uint64_t)cfg->t.tRFC);
+    uint64_t last_progress = 0;
+    int rc = 0;
+    for (;;) {
+        if ((rc = trace_next(&t)) != 0) break;
+        uint64_t now = mx_dram_now(d);
+        if (now >= limit) break;
+        int blocked = 0;
+        while (t.have && t.cycle <= now) {
+            if (!mx_dram_can_accept(d, t.addr, t.is_write) || mx_dram_add(d, t.addr, t.is_write, r->fed) != 0) {
+                blocked = 1;
+                break;
+            }
+            r->fed++;
+            t.have = 0;
+            last_progress = now;
+            if ((rc = trace_next(&t)) != 0) break;
+        }
+        if (rc) break;
+        mx_dram_done dn;
+        while (mx_dram_pop_done(d, &dn)) { r->completed++; last_progress = now; }
+        if (r->completed == r->fed) last_progress = now; /* idle is not a stall */
+        int all_done = !t.have && t.eof && r->completed == r->fed;
+        if (all_done && !o->cycles) break;
+        if (now - last_progress > stall_max) {
+            fprintf(stderr, "mxsim dram: the DRAM model made no progress for %" PRIu64 " clocks at clock %" PRIu64
+                            " (%" PRIu64 " of %" PRIu64 " requests completed)\n",
+                    now - last_progress, now, r->completed, r->fed);
+            rc = 1;
+            break;
+        }
+        if (blocked) {
+            mx_dram_tick(d); /* a queue may free up in any clock */
+        } else {
+            uint64_t target = mx_dram_next_event(d);
+            if (t.have && t.cycle < target) target = t.cycle;
+            if (limit < target) target = limit;
+            if (target == UINT64_MAX || target <= now + 1) mx_dram_tick(d);
+            else mx_dram_run_until(d, target);
+        }
+        mx_dram_done dn2;
+        while (mx_dram_pop_done(d, &dn2)) { r->completed++; last_progress = mx_dram_now(d); }
+    }
+    if (!rc) {
+        mx_dram_get_stats(d, &r->s);
+        r->trace_ended = !t.have && t.eof;
+        /* with --cycles: requests left in the trace (counted, not simulated) */
+        while (!rc && o->cycles && (t.have || !t.eof)) {
+            if (t.have) { r->unissued++; t.have = 0; }
+            rc = trace_next(&t);
+        }
+    }
+    mx_dram_free(d);
+    fclose(t.f);
+    return rc;
+}
+
+static double avg_read_latency(const dram_result *r)
+{
+    return r->s.reads_done ? (double)r->s.read_latency_sum / (double)r->s.reads_done : 0.0;
+}
+
+static double bandwidth_gbs(const mx_dram_config *c, const dram_result *r)
+{
+    if (!r->s.cycles) return 0.0;
+    double bytes = (double)(r->s.reads_done + r->s.writes_done) * mx_dram_burst_bytes(c);
+    return bytes / ((double)r->s.cycles * c->tCK_ns); /* bytes per ns = GB/s */
+}
+
+static void print_table(const dram_opts *o, const mx_dram_config *c, const dram_result *r)
+{
+    const mx_dram_stats *s = &r->s;
+    printf("mxsim %s\n", mxsim_version());
+    printf("dram %s: %d ch x %d rank x %d bg x %d banks, %d rows x %d cols, x%d on %d bit, BL%d, tCK %.4g ns, %s page; trace %s\n",
+           c->name, c->channels, c->ranks, c->bankgroups, c->banks_per_group, c->rows, c->columns,
+           c->device_width, c->bus_bits, c->BL, c->tCK_ns, c->page_policy == MX_PAGE_OPEN ? "open" : "closed",
+           o->trace_path);
+    printf("%-22s %" PRIu64 " (%.3f us)%s\n", "cycles", s->cycles, (double)s->cycles * c->tCK_ns * 1e-3,
+           o->cycles ? " (--cycles)" : "");
+    printf("%-22s %" PRIu64 " / %" PRIu64, "reads / writes done", s->reads_done, s->writes_done);
+    if (r->fed != r->completed || r->unissued)
+        printf(" (%" PRIu64 " in flight, %" PRIu64 " not issued)", r->fed - r->completed, r->unissued);
+    printf("\n%-22s %.2f clocks (%.2f ns)\n", "avg read latency", avg_read_latency(r),
+           avg_read_latency(r) * c->tCK_ns);
+    printf("%-22s ACT %" PRIu64 "  PRE %" PRIu64 "  RD %" PRIu64 "  WR %" PRIu64 "  REF %" PRIu64 "\n", "commands",
+           s->act, s->pre, s->rd, s->wr, s->ref);
+    printf("%-22s %" PRIu64 " / %" PRIu64 " (conflicts %" PRIu64 ")\n", "row hits / misses", s->row_hits,
+           s->row_misses, s->row_conflicts);
+    printf("%-22s %.3f GB/s (peak %.3f GB/s)\n", "bandwidth", bandwidth_gbs(c, r), mx_dram_peak_gbs(c));
+    printf("%-22s", "energy (nJ)");
+    for (int i = 0; i < MX_DRAM_E_N; i++)
+        printf(" %s %.3f", mx_dram_energy_name((mx_dram_energy)i), s->energy_pj[i] * 1e-3);
+    printf("  total %.3f\n", s->energy_total_pj * 1e-3);
+}
+
+/* ---- JSON ------------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
+        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
+        else fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+    else fprintf(f, "null");
+}
+
+static void json_config(FILE *f, const mx_dram_config *c)
+{
+    fprintf(f, "{\n    \"name\": ");
+    json_str(f, c->name);
+    fprintf(f, ",\n    \"channels\": %d,\n    \"ranks\": %d,\n    \"bankgroups\": %d,\n    \"banks_per_group\": %d,\n"
+               "    \"rows\": %d,\n    \"columns\": %d,\n    \"device_width\": %d,\n    \"bus_bits\": %d,\n"
+               "    \"BL\": %d,\n    \"tCK_ns\": ",
+            c->channels, c->ranks, c->bankgroups, c->banks_per_group, c->rows, c->columns, c->device_width,
+            c->bus_bits, c->BL);
+    json_num(f, c->tCK_ns);
+    fprintf(f, ",\n    \"timing\": {");
+    for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
+        const mx_dram_timing_field *e = &mx_dram_timing_table[i];
+        int v;
+        memcpy(&v, (const char *)&c->t + e->offset, sizeof v);
+        fprintf(f, "%s\"%s\": %d", i ? ", " : "", e->name, v);
+    }
+    fprintf(f, "},\n    \"power\": {\"VDD\": ");
+    json_num(f, c->p.VDD);
+    const char *pn[6] = {"IDD0", "IDD2N", "IDD3N", "IDD4R", "IDD4W", "IDD5"};
+    const double pv[6] = {c->p.IDD0, c->p.IDD2N, c->p.IDD3N, c->p.IDD4R, c->p.IDD4W, c->p.IDD5};
+    for (int i = 0; i < 6; i++) {
+        fprintf(f, ", \"%s\": ", pn[i]);
+        json_num(f, pv[i]);
+    }
+    fprintf(f, "},\n    \"page_policy\": \"%s\",\n    \"address_mapping\": ",
+            c->page_policy == MX_PAGE_OPEN ? "open" : "closed");
+    json_str(f, c->address_mapping);
+    fprintf(f, ",\n    \"queue_size\": %d,\n    \"write_high\": %d,\n    \"write_low\": %d,\n    \"refresh\": %s\n  }",
+            c->queue_size, c->write_high, c->write_low, c->refresh ? "true" : "false");
+}
+
+static int write_json(const char *path, const dram_opts *o, const mx_dram_config *c, const dram_result *r)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    const mx_dram_stats *s = &r->s;
+    fprintf(f, "{\n  \"engine\": \"dram\",\n  \"version\": ");
+    json_str(f, mxsim_version());
+    fprintf(f, ",\n  \"config_path\": ");
+    json_str(f, o->config_path);
+    fprintf(f, ",\n  \"trace\": ");
+    json_str(f, o->trace_path);
+    fprintf(f, ",\n  \"cycles_limit\": ");
+    if (o->cycles) fprintf(f, "%" PRIu64, o->cycles);
+    else fprintf(f, "null");
+    fprintf(f, ",\n  \"cycles\": %" PRIu64 ",\n  \"requests_issued\": %" PRIu64 ",\n  \"requests_in_flight\": %" PRIu64
+               ",\n  \"requests_not_issued\": %" PRIu64 ",\n",
+            s->cycles, r->fed, r->fed - r->completed, r->unissued);
+    fprintf(f, "  \"reads_done\": %" PRIu64 ",\n  \"writes_done\": %" PRIu64 ",\n  \"avg_read_latency\": ",
+            s->reads_done, s->writes_done);
+    json_num(f, avg_read_latency(r));
+    fprintf(f, ",\n  \"read_latency_sum\": %" PRIu64 ",\n  \"act\": %" PRIu64 ",\n  \"pre\": %" PRIu64 ",\n  \"rd\": %" PRIu64
+               ",\n  \"wr\": %" PRIu64 ",\n  \"ref\": %" PRIu64 ",\n  \"row_hits\": %" PRIu64 ",\n  \"row_misses\": %" PRIu64
+               ",\n  \"row_conflicts\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n  \"bandwidth_gbs\": ",
+            s->read_latency_sum, s->act, s->pre, s->rd, s->wr, s->ref, s->row_hits, s->row_misses, s->row_conflicts,
+            (s->reads_done + s->writes_done) * (uint64_t)mx_dram_burst_bytes(c));
+    json_num(f, bandwidth_gbs(c, r));
+    fprintf(f, ",\n  \"peak_bandwidth_gbs\": ");
+    json_num(f, mx_dram_peak_gbs(c));
+    fprintf(f, ",\n  \"energy_pj\": {");
+    for (int i = 0; i < MX_DRAM_E_N; i++) {
+        fprintf(f, "\"%s\": ", mx_dram_energy_name((mx_dram_energy)i));
+        json_num(f, s->energy_pj[i]);
+        fprintf(f, ", ");
+    }
+    fprintf(f, "\"total\": ");
+    json_num(f, s->energy_total_pj);
+    fprintf(f, "},\n  \"config\": ");
+    json_config(f, c);
+    fprintf(f, "\n}\n");
+    int bad = ferror(f);
+    return fclose(f) == 0 && !bad ? 0 : -1;
+}
+
+/* To a temporary beside OUT, then rename: never half-written. */
+static int write_report(const dram_opts *o, const mx_dram_config *c, const dram_result *r)
+{
+    size_t n = strlen(o->out_path) + 16;
+    char *tmp = malloc(n);
+    if (!tmp) { fprintf(stderr, "mxsim dram: out of memory\n"); return 2; }
+    snprintf(tmp, n, "%s.tmp", o->out_path);
+    if (write_json(tmp, o, c, r) != 0 || rename(tmp, o->out_path) != 0) {
+        fprintf(stderr, "mxsim dram: option '-o': cannot write '%s': %s\n", o->out_path, strerror(errno));
+        remove(tmp);
+        free(tmp);
+        return 2;
+    }
+    free(tmp);
+    return 0;
+}
+
+int mxsim_cmd_dram(int argc, char **argv)
+{
+    dram_opts o;
+    int rc = parse_opts(argc, argv, &o);
+    if (rc) return rc == 1 ? 0 : rc;
+    mx_dram_config cfg;
+    char err[600];
+    if (mx_dram_config_load(o.config_path, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim dram: %s\n", err);
+        return 2;
+    }
+    dram_result r;
+    rc = simulate(&o, &cfg, &r);
+    if (rc) return rc;
+    if (!o.quiet) print_table(&o, &cfg, &r);
+    if (o.out_path) rc = write_report(&o, &cfg, &r);
+    return rc;
+}
