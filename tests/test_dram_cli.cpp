@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -332,4 +334,220 @@ TEST(DramConfig, NotAFile)
     EXPECT_EQ(load_err(d.file("x.cfg")).rfind(d.file("x.cfg") + ": unknown DRAM config type", 0), 0u);
     write_text(d.file("long.ini"), "[timing]\n; " + std::string(5000, 'x') + "\n");
     EXPECT_EQ(load_err(d.file("long.ini")).rfind(d.file("long.ini") + ":2: line longer than", 0), 0u);
+}
+
+// ---- mxsim dram: end to end ----------------------------------------------------
+
+namespace {
+
+// The number after the first "key": in text (the report puts the top-level
+// counters before energy_pj and config); NaN if absent.
+double json_field(const std::string &text, const std::string &key)
+{
+    std::smatch m;
+    std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
+    if (!std::regex_search(text, m, re)) return std::nan("");
+    return std::stod(m[1]);
+}
+
+std::string json_object(const std::string &text, const std::string &key)
+{
+    size_t a = text.find("\"" + key + "\": {");
+    if (a == std::string::npos) return "";
+    size_t b = text.find('}', a);
+    return text.substr(a, b - a + 1);
+}
+
+struct DramRun {
+    clitest::RunResult r;
+    std::string json;
+};
+
+DramRun run_dram(const TempDir &d, const std::string &config, const std::string &trace,
+                 std::vector<std::string> extra = {})
+{
+    write_text(d.file("t.trace"), trace);
+    std::vector<std::string> args = {"dram", "-c", config, "-t", d.file("t.trace"), "-o", d.file("out.json")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    DramRun x;
+    x.r = run_mxsim(d, args);
+    x.json = clitest::read_text(d.file("out.json"));
+    return x;
+}
+
+}  // namespace
+
+// DDR4-3200 preset, hand-derived (one 64-bit channel, 64 B bursts, mapping
+// rochrababgco: bits 0-5 burst offset, 6-12 column, 13-14 bank group, 15-16
+// bank, 17+ row).  A read issues ACT at 0, RD at tRCD, and its data ends at
+// RD + CL + BL/2; energy from the Micron formulas of mem/mx_dram.h with
+// VDD 1.2 V, 8 devices, tCK 0.625 ns.
+TEST(DramCli, OneReadLatencyAndEnergy)
+{
+    TempDir d;
+    DramRun x = run_dram(d, src(kDdr4), "# one read\n0x0 READ 0\n");
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    const double tRCD = 22, CL = 22, BL = 8;
+    EXPECT_EQ(json_field(x.json, "avg_read_latency"), tRCD + CL + BL / 2); // 48
+    EXPECT_EQ(json_field(x.json, "cycles"), 48);
+    EXPECT_EQ(json_field(x.json, "reads_done"), 1);
+    EXPECT_EQ(json_field(x.json, "writes_done"), 0);
+    EXPECT_EQ(json_field(x.json, "act"), 1);
+    EXPECT_EQ(json_field(x.json, "pre"), 0);
+    EXPECT_EQ(json_field(x.json, "ref"), 0);
+    EXPECT_EQ(json_field(x.json, "row_hits"), 0);
+    EXPECT_EQ(json_field(x.json, "row_misses"), 1);
+    EXPECT_NEAR(json_field(x.json, "bandwidth_gbs"), 64.0 / (48 * 0.625), 1e-12);
+    std::string e = json_object(x.json, "energy_pj");
+    EXPECT_NEAR(json_field(e, "act"), 1.2 * (57 - 52) * 52 * 0.625 * 8, 1e-9);   // (IDD0-IDD3N) tRAS
+    EXPECT_NEAR(json_field(e, "rd"), 1.2 * (168 - 52) * 4 * 0.625 * 8, 1e-9);    // (IDD4R-IDD3N) BL/2
+    EXPECT_NEAR(json_field(e, "bg_act"), 1.2 * 52 * 0.625 * 8 * 48, 1e-9);       // IDD3N, 48 clocks open
+    EXPECT_NEAR(json_field(e, "bg_pre"), 0, 1e-9);
+    EXPECT_NEAR(json_field(e, "total"), 1560 + 2784 + 14976, 1e-9);
+    EXPECT_NE(x.json.find("\"engine\": \"dram\""), std::string::npos);
+    EXPECT_NE(x.json.find("\"version\": \"0."), std::string::npos);
+    std::string cfg = x.json.substr(x.json.find("\"config\": {"));
+    EXPECT_EQ(json_field(cfg, "tRCD"), 22);
+    EXPECT_EQ(json_field(cfg, "tREFI"), 12480);
+    EXPECT_EQ(json_field(cfg, "IDD5"), 250);
+    EXPECT_NE(cfg.find("\"address_mapping\": \"rochrababgco\""), std::string::npos);
+    EXPECT_NE(x.r.out.find("avg read latency"), std::string::npos);
+}
+
+// Two reads of one row: one ACT, the second is a row hit, its RD tCCD_L after
+// the first (same bank group): latencies 48 and 22 + 8 + 22 + 4 = 56.
+TEST(DramCli, TwoReadsSameRowOneActOneHit)
+{
+    TempDir d;
+    DramRun x = run_dram(d, src(kDdr4), "0x0 READ 0\n0x40 READ 0\n");
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    EXPECT_EQ(json_field(x.json, "act"), 1);
+    EXPECT_EQ(json_field(x.json, "row_hits"), 1);
+    EXPECT_EQ(json_field(x.json, "row_misses"), 1);
+    EXPECT_EQ(json_field(x.json, "avg_read_latency"), (48 + 56) / 2.0);
+    EXPECT_EQ(json_field(x.json, "cycles"), 56);
+}
+
+// Another row of the same bank: PRE at max(tRAS, tRCD + tRTP) = 52, ACT at
+// 52 + tRP = 74 (= tRC), RD at 96, data at 96 + 26 = 122.
+TEST(DramCli, RowConflict)
+{
+    TempDir d;
+    DramRun x = run_dram(d, src(kDdr4), "0x0 READ 0\n0x20000 READ 0\n");
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    EXPECT_EQ(json_field(x.json, "act"), 2);
+    EXPECT_EQ(json_field(x.json, "pre"), 1);
+    EXPECT_EQ(json_field(x.json, "row_conflicts"), 1);
+    EXPECT_EQ(json_field(x.json, "avg_read_latency"), (48 + 122) / 2.0);
+    std::string e = json_object(x.json, "energy_pj");
+    EXPECT_NEAR(json_field(e, "pre"), 1.2 * (57 - 37) * 22 * 0.625 * 8, 1e-9); // (IDD0-IDD2N) tRP
+}
+
+// A write completes when its data has been sent: tRCD + CWL + BL/2 = 42.
+TEST(DramCli, OneWrite)
+{
+    TempDir d;
+    DramRun x = run_dram(d, src(kDdr4), "0x0 WRITE 0\n");
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    EXPECT_EQ(json_field(x.json, "writes_done"), 1);
+    EXPECT_EQ(json_field(x.json, "cycles"), 42);
+}
+
+// --cycles N runs exactly N clocks (as DRAMsim3's -c): two refreshes (at
+// tREFI and 2 tREFI) in 30000 clocks, each (IDD5-IDD3N) tRFC.
+TEST(DramCli, CyclesLimitAndRefresh)
+{
+    TempDir d;
+    DramRun x = run_dram(d, src(kDdr4), "0x0 READ 0\n", {"--cycles", "30000"});
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    EXPECT_EQ(json_field(x.json, "cycles"), 30000);
+    EXPECT_EQ(json_field(x.json, "cycles_limit"), 30000);
+    EXPECT_EQ(json_field(x.json, "reads_done"), 1);
+    EXPECT_EQ(json_field(x.json, "ref"), 2);
+    std::string e = json_object(x.json, "energy_pj");
+    EXPECT_NEAR(json_field(e, "ref"), 2 * 1.2 * (250 - 52) * 560 * 0.625 * 8, 1e-6);
+    // requests beyond the limit are counted, not simulated
+    DramRun y = run_dram(d, src(kDdr4), "0x0 READ 0\n0x40 READ 100\n0x80 READ 200\n", {"--cycles", "50"});
+    ASSERT_EQ(y.r.status, 0) << y.r.err;
+    EXPECT_EQ(json_field(y.json, "cycles"), 50);
+    EXPECT_EQ(json_field(y.json, "reads_done"), 1);
+    EXPECT_EQ(json_field(y.json, "requests_not_issued"), 2);
+}
+
+// The DRAMsim3 .ini of the same device gives the same numbers.
+TEST(DramCli, IniConfigSameResults)
+{
+    TempDir d;
+    const std::string trace = "0x0 READ 0\n0x40 WRITE 3\n0x20000 READ 10\n0x1000 READ 10\n0x2000 WRITE 40\n";
+    DramRun a = run_dram(d, src(kDdr4), trace);
+    ASSERT_EQ(a.r.status, 0) << a.r.err;
+    DramRun b = run_dram(d, src(kIni), trace);
+    ASSERT_EQ(b.r.status, 0) << b.r.err;
+    for (const char *k : {"cycles", "reads_done", "writes_done", "avg_read_latency", "act", "pre", "row_hits",
+                          "row_misses", "bandwidth_gbs"})
+        EXPECT_EQ(json_field(a.json, k), json_field(b.json, k)) << k;
+    EXPECT_EQ(json_object(a.json, "energy_pj"), json_object(b.json, "energy_pj"));
+}
+
+// A full queue holds the request (and those behind it) until it frees:
+// 200 reads at cycle 0 to distinct rows of one bank all complete.
+TEST(DramCli, FullQueueHoldsRequests)
+{
+    TempDir d;
+    std::string t;
+    for (int i = 0; i < 200; i++) t += "0x" + [](unsigned long v) { char b[32]; snprintf(b, sizeof b, "%lx", v); return std::string(b); }((unsigned long)i << 17) + " READ 0\n";
+    DramRun x = run_dram(d, src(kDdr4), t);
+    ASSERT_EQ(x.r.status, 0) << x.r.err;
+    EXPECT_EQ(json_field(x.json, "reads_done"), 200);
+    EXPECT_EQ(json_field(x.json, "act"), 200);
+    EXPECT_GE(json_field(x.json, "cycles"), 200 * 74); // one bank: an ACT per tRC at best
+}
+
+// Bad input: exit 2, one line on stderr naming file:line and key, no report.
+TEST(DramCli, BadInputExit2NoOutput)
+{
+    TempDir d;
+    std::string ini = clitest::read_text(src(kIni));
+    std::string yaml = clitest::read_text(src(kDdr4));
+    write_text(d.file("unknown.ini"), edit_line(ini, "tRCD", "tRCD = 22\ntFOO = 1"));
+    write_text(d.file("missing.ini"), edit_line(ini, "tRP =", ""));
+    write_text(d.file("badnum.yaml"), edit_line(yaml, "  tRCD:", "  tRCD: 22.5"));
+    write_text(d.file("unknown.yaml"), edit_line(yaml, "  tRCD:", "  tRCD: 22\n  tRCDX: 1"));
+    mkdir(d.file("dir.yaml").c_str(), 0777);
+    const std::string good_trace = "0x0 READ 0\n";
+    struct Case {
+        std::string config, trace, expect;
+    } cases[] = {
+        {d.file("unknown.ini"), good_trace, d.file("unknown.ini") + ":" + std::to_string(line_of(ini, "tRCD") + 1) + ": key 'timing.tFOO': unknown key"},
+        {d.file("missing.ini"), good_trace, d.file("missing.ini") + ":" + std::to_string(line_of(ini, "[timing]")) + ": key 'timing.tRP': missing"},
+        {d.file("badnum.yaml"), good_trace, d.file("badnum.yaml") + ":" + std::to_string(line_of(yaml, "  tRCD:")) + ": key 'timing.tRCD': not an integer: '22.5'"},
+        {d.file("unknown.yaml"), good_trace, d.file("unknown.yaml") + ":" + std::to_string(line_of(yaml, "  tRCD:") + 1) + ": key 'timing.tRCDX': unknown key"},
+        {d.file("dir.yaml"), good_trace, d.file("dir.yaml") + ": not a regular file"},
+        {src(kDdr4), "0x0 READ 0\n0x40 READ\n", d.file("t.trace") + ":2: truncated line"},
+        {src(kDdr4), "0x0 READ 5\n# c\n0x40 READ 4\n", d.file("t.trace") + ":3: cycle 4 is before the previous request's cycle 5"},
+        {src(kDdr4), "0x0 FETCH 0\n", d.file("t.trace") + ":1: request type must be READ or WRITE, got 'FETCH'"},
+        {src(kDdr4), "0xZZ READ 0\n", d.file("t.trace") + ":1: address: not a hexadecimal number: '0xZZ'"},
+        {src(kDdr4), "0x0 READ -1\n", d.file("t.trace") + ":1: cycle: not a non-negative integer: '-1'"},
+        {src(kDdr4), "0x0 READ 0 7\n", d.file("t.trace") + ":1: extra field '7'"},
+        {src(kDdr4), "0x0 READ 0\n" + std::string(300, ' ') + "\n", d.file("t.trace") + ":2: line longer than 256 characters"},
+    };
+    for (const Case &k : cases) {
+        DramRun x = run_dram(d, k.config, k.trace);
+        EXPECT_EQ(x.r.status, 2) << k.expect;
+        std::string want = "mxsim dram: " + k.expect;
+        EXPECT_EQ(x.r.err.compare(0, want.size(), want), 0) << "got: " << x.r.err << "want: " << want;
+        EXPECT_EQ(std::count(x.r.err.begin(), x.r.err.end(), '\n'), 1) << x.r.err;
+        EXPECT_FALSE(clitest::exists(d.file("out.json"))) << k.expect;
+        EXPECT_FALSE(clitest::exists(d.file("out.json.tmp"))) << k.expect;
+    }
+    // an unwritable -o: exit 2, nothing left behind
+    write_text(d.file("t.trace"), good_trace);
+    auto r = run_mxsim(d, {"dram", "-c", src(kDdr4), "-t", d.file("t.trace"), "-o", d.file("no/such/dir/out.json")});
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+    // usage errors
+    EXPECT_EQ(run_mxsim(d, {"dram", "-c", src(kDdr4)}).status, 2);
+    EXPECT_EQ(run_mxsim(d, {"dram", "-c", src(kDdr4), "-t", d.file("t.trace"), "--cycles", "0"}).status, 2);
+    EXPECT_EQ(run_mxsim(d, {"dram", "--bogus"}).status, 2);
+    EXPECT_EQ(run_mxsim(d, {"dram", "--help"}).status, 0);
 }
