@@ -12,7 +12,10 @@ include mk/cosim_array.mk   # CA_* (guarded: read once)
 
 SC_DIR      := $(BUILD)/systemc
 SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
-SC_LIBS     := -lsystemc -lyaml-cpp -lm -lpthread -lz
+SC_LIBS     := -lsystemc -lyaml-cpp -linih -lm -lpthread -lz
+# the sim layer's objects the platform needs: config (+ memory.dram presets), operand files
+SC_SIM_OBJ  := $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/dram_config.o $(BUILD)/obj/sim/operand_data.o \
+               $(BUILD)/obj/sim/npy.o
 SC_COMMON   := mx_sc_gemm mx_sc_accel mx_sc_platform mx_sc_run
 SC_COMMON_OBJ := $(SC_COMMON:%=$(SC_DIR)/obj/%.o)
 SC_ARRAY    ?= 4x4x4
@@ -56,18 +59,18 @@ $(SC_DIR)/obj/array_model.o: sim/cosim_array/array_model.cpp
 	$(CXX) $(SC_CXXFLAGS) -Isim/cosim_array -c $< -o $@
 
 $(SC_BIN)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                        $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
+                        $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                         $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
+                         $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 # register-interface test bench (C core back-end only)
 $(SC_DIR)/mxsim_sc_regtest: $(SC_DIR)/obj/mxsim_sc_regtest.o $(SC_COMMON_OBJ) \
-                            $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
+                            $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 

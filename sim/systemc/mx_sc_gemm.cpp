@@ -200,6 +200,10 @@ void mx_sc_c_outputs(const mx_arch_config &c, const mx_sc_job &j, std::vector<ui
 std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s)
 {
     mx_arch_config cc = c;
+    /* the platform's clock is the cycle engine's (SPEC §4.2), whatever the
+     * config's `engine` key says; with memory.dram its DRAM is the protocol
+     * model the config loaded (mx_config_dram) */
+    cc.engine = MX_ENGINE_CYCLE;
     cc.block_size = j.block;
     cc.tile_rows = j.tile_rows;
     cc.tile_cols = j.tile_cols;

@@ -36,7 +36,7 @@ mx_sc_platform::mx_sc_platform(sc_module_name nm, const mx_arch_config &cfg,
                                const std::vector<mx_sc_job> &jobs)
     : sc_module(nm), cpu("cpu"),
       memory("memory", memory_size(jobs, cfg.rows > 0 ? cfg.rows : 1, cfg.cols > 0 ? cfg.cols : 1), sc_time(1.0 / (cfg.clock_ghz > 0 ? cfg.clock_ghz : 1.0), SC_NS),
-             (unsigned)cfg.dram_latency, cfg.dram_bytes_per_cycle),
+             (unsigned)cfg.dram_latency, cfg.dram_bytes_per_cycle, cfg.dram_model ? &cfg.dram : nullptr),
       accel("accel", cfg, std::move(backend)), irq("irq"), jobs_(jobs), rows_(cfg.rows > 0 ? cfg.rows : 1), cols_(cfg.cols > 0 ? cfg.cols : 1)
 {
     cpu.bind(accel.regs);

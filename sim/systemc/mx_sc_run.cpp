@@ -44,6 +44,13 @@ void mx_sc_print_report(FILE *f, const mx_arch_config &c, const char *trace_path
     fprintf(f, "config %s: %dx%d %s, %d lanes, A %s B %s out %s, %s; trace %s (%zu GEMMs), SystemC, %s back-end\n",
             c.name, c.rows, c.cols, mx_dataflow_name(c.dataflow), c.lanes, c.a_format, c.b_format,
             c.out_format, c.tile_rows ? "2-D tiles" : "1-D blocks", trace_path, tr.n, backend);
+    /* the platform always times with the cycle engine (mx_sc_timing) */
+    if (c.dram_model)
+        fprintf(f, "engine cycle; DRAM %s (protocol model, %d channel(s), tCK %.3f ns)\n", c.dram.name, c.dram.channels,
+                c.dram.tCK_ns);
+    else
+        fprintf(f, "engine cycle; DRAM channel %.3g bytes/cycle, latency %d cycles\n", c.dram_bytes_per_cycle,
+                c.dram_latency);
     fprintf(f, "%-20s %-5s %7s %7s %7s %6s %14s %6s %12s %10s\n", "gemm", "phase", "M", "N", "K", "count",
             "cycles", "util%", "energy_uJ", "requant");
     mx_stats total;

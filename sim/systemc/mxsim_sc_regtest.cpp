@@ -220,7 +220,8 @@ int sc_main(int argc, char **argv)
     }
     char err[700], epath[MX_ARCH_PATH_MAX];
     mx_arch_config cfg;
-    if (mx_config_load(argv[1], &cfg, epath, err, sizeof err) != 0) {
+    if (mx_config_load(argv[1], &cfg, epath, err, sizeof err) != 0 ||
+        mx_config_dram(argv[1], &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "mxsim_sc_regtest: %s\n", err);
         return 2;
     }

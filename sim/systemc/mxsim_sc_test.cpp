@@ -6,14 +6,19 @@
  * Elaborates one platform per available back-end (the C core always, the
  * Verilated RTL when linked in) side by side, runs every GEMM of TRACE through
  * the accelerator's registers and checks, per GEMM and back-end:
- *   - no error, CYCLES register == counters' cycles == mx_arch_gemm_timing()
- *     of the trace row (the cycle function of `mxsim run`), and the simulated
- *     time from START to the interrupt == cycles x clock period;
+ *   - no error, CYCLES register == counters' cycles == mx_arch_gemm_cycle()
+ *     of the trace row (the cycle engine, `mxsim run --engine cycle`; with the
+ *     config's memory.dram its protocol DRAM), and the simulated time from
+ *     START to the interrupt == cycles x clock period;
+ *   - that the check can tell the engines apart: on at least one GEMM of the
+ *     run mx_arch_gemm_analytic() gives another count (the memory-bound
+ *     ones; reported per GEMM), else the run fails;
  *   - every output's FP32 bits == mx_ref_dot() (the slow exact reference,
  *     which shares no code with mx_pe_dot) on the same quantized operands,
  *     the scale index computed here from the block shape;
  *   - when mx_arch_gemm_functional() is implemented (mxsim run --mode
- *     functional), its cycles and output bits on the same FP32 operands;
+ *     functional --engine cycle), its cycles and output bits on the same FP32
+ *     operands;
  *   - the re-quantized outputs the accelerator wrote to memory (FORMAT.RQ, out
  *     format MXSF, E4M3, E5M2, E2M5, INT8 by turns over the GEMMs): per block of
  *     R = arch.rows consecutive outputs along M of one column (the last one
@@ -30,6 +35,7 @@
 #include "config_yaml.h"
 
 extern "C" {
+#include "arch/mx_cycle.h"
 #include "units/mx_ref_dot.h"
 #include "units/mx_requant.h"
 }
@@ -61,7 +67,8 @@ int sc_main(int argc, char **argv)
     const char *data_dir = argc > 4 ? argv[4] : nullptr; /* operands from .npy where present */
     char err[700], epath[MX_ARCH_PATH_MAX];
     mx_arch_config cfg;
-    if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0) {
+    if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 ||
+        mx_config_dram(cpath, &cfg, err, sizeof err) != 0) {
         fprintf(stderr, "mxsim_sc_test: %s\n", err);
         return 2;
     }
@@ -86,16 +93,20 @@ int sc_main(int argc, char **argv)
     for (auto &p : plats) pp.push_back(p.get());
     mx_sc_run_until_finished(pp);
 
-    int fails = 0, func_checked = 0;
+    int fails = 0, func_checked = 0, engines_differ = 0;
     const sc_core::sc_time period(1.0 / cfg.clock_ghz, sc_core::SC_NS);
+    mx_arch_config cfg_cycle = cfg; /* functional mode timed by the cycle engine */
+    cfg_cycle.engine = MX_ENGINE_CYCLE;
     for (size_t i = 0; i < tr.n; i++) {
         const mx_gemm &g = tr.gemms[i];
         const mx_sc_job &j = jobs[i];
-        mx_stats ts;
-        if (mx_arch_gemm_timing(&cfg, &g, &ts, err, sizeof err) != 0) {
+        mx_stats ts, an;
+        if (mx_arch_gemm_cycle(&cfg, &g, &ts, err, sizeof err) != 0 ||
+            mx_arch_gemm_analytic(&cfg, &g, &an, err, sizeof err) != 0) {
             fprintf(stderr, "%s:%d: timing model: %s\n", tpath, g.line, err);
             return 2;
         }
+        if (an.cycles != ts.cycles) engines_differ++;
         /* expected outputs: the exact reference */
         mx_pe_config pc = mx_sc_pe_config(cfg, j);
         std::vector<uint32_t> ref((size_t)(j.M * j.N));
@@ -118,7 +129,7 @@ int sc_main(int argc, char **argv)
         std::vector<uint32_t> fout((size_t)(j.M * j.N));
         mx_stats fs;
         mx_func_data fd = {seed + i, af[i].data(), bf[i].data()};
-        const bool have_func = mx_arch_gemm_functional(&cfg, &g, &fd, &fs, fout.data(), err, sizeof err) == 0;
+        const bool have_func = mx_arch_gemm_functional(&cfg_cycle, &g, &fd, &fs, fout.data(), err, sizeof err) == 0;
         if (have_func) func_checked++;
         /* expected re-quantized outputs: blocks of R rows along M of one column
          * (or, with rqu.block: tile, R rows x C columns), the last ones only as
@@ -157,7 +168,7 @@ int sc_main(int argc, char **argv)
             if ((long long)r.reg_cycles != ts.cycles || r.stats.cycles != ts.cycles ||
                 r.elapsed != period * (double)ts.cycles || (long long)r.reg_macs != ts.macs) {
                 fprintf(stderr,
-                        "FAIL %s:%d [%s]: cycles reg %llu counters %lld time %s, timing model %lld; macs %llu vs %lld\n",
+                        "FAIL %s:%d [%s]: cycles reg %llu counters %lld time %s, cycle engine %lld; macs %llu vs %lld\n",
                         tpath, g.line, bn, (unsigned long long)r.reg_cycles, r.stats.cycles,
                         r.elapsed.to_string().c_str(), ts.cycles, (unsigned long long)r.reg_macs, ts.macs);
                 fails++;
@@ -198,10 +209,17 @@ int sc_main(int argc, char **argv)
                     break;
                 }
         }
-        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-11s cycles %8lld  %zu outputs%s, %zu %s codes + %zu scales\n", g.name,
-               mx_phase_name(g.phase), g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), ts.cycles, ref.size(),
+        printf("%-10s %-5s %4lldx%-4lldx%-4lld %-11s cycles %8lld (analytic %8lld)  %zu outputs%s, %zu %s codes + %zu scales\n",
+               g.name, mx_phase_name(g.phase), g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), ts.cycles, an.cycles, ref.size(),
                have_func ? " (+functional)" : "", rq_codes.size(), mx_pe_fmt_name((mx_pe_fmt)j.out_fmt), rq_scales.size());
     }
+    if (engines_differ == 0) {
+        fprintf(stderr, "FAIL %s: the cycle engine and the analytic engine agree on every GEMM, so the CYCLES check "
+                        "cannot tell which one the platform used (add a memory-bound GEMM)\n", tpath);
+        fails++;
+    }
+    printf("mxsim_sc_test: %d of %zu GEMMs have cycle-engine != analytic cycles (CYCLES must be the cycle engine's)\n",
+           engines_differ, tr.n);
     if (func_checked == 0)
         printf("mxsim_sc_test: mx_arch_gemm_functional() not available (%s): checked against the timing model "
                "and the exact reference only\n", err);

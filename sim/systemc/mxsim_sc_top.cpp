@@ -65,6 +65,7 @@ int sc_main(int argc, char **argv)
     mx_arch_config cfg;
     mx_energy_table et;
     if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 ||
+        mx_config_dram(cpath, &cfg, err, sizeof err) != 0 || /* memory.dram, after every override */
         mx_energy_load(epath, &et, err, sizeof err) != 0) {
         fprintf(stderr, "mxsim_sc_top: %s\n", err);
         return 2;
