@@ -17,6 +17,11 @@ CA_VLINC  := -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd
 CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
 CA_RT_OBJ := $(CA_DIR)/rt/verilated.o $(CA_DIR)/rt/verilated_fst_c.o $(CA_DIR)/rt/verilated_threads.o
+# sim/config_yaml.cpp loads memory.dram files through sim/dram_config.cpp
+# (libinih); linked once that file is in the tree.
+CA_SIM_OBJ := $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o \
+              $(if $(wildcard sim/dram_config.cpp),$(BUILD)/obj/sim/dram_config.o)
+CA_LIBS   := -lyaml-cpp $(if $(wildcard sim/dram_config.cpp),-linih) -lz -lpthread -lm
 
 .PHONY: cosim-array lint-array area-array
 
@@ -41,8 +46,8 @@ $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
 
 $(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_array_main.o $(CA_DIR)/obj_$(1)x$(2)x$(3)/array_model.o \
     $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ) \
-    $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o $(BUILD)/libmxcore.a
-	$(CXX) $(LDFLAGS) -o $$@ $$^ -lyaml-cpp -lz -lpthread -lm
+    $(CA_SIM_OBJ) $(BUILD)/libmxcore.a
+	$(CXX) $(LDFLAGS) -o $$@ $$^ $(CA_LIBS)
 
 -include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
 endef
