@@ -14,7 +14,6 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <regex>
 #include <string>
 
 #ifndef MXSIM_SRC_DIR
@@ -344,10 +343,13 @@ namespace {
 // counters before energy_pj and config); NaN if absent.
 double json_field(const std::string &text, const std::string &key)
 {
-    std::smatch m;
-    std::regex re("\"" + key + "\": (-?[0-9.eE+-]+)");
-    if (!std::regex_search(text, m, re)) return std::nan("");
-    return std::stod(m[1]);
+    std::string pat = "\"" + key + "\": ";
+    size_t a = text.find(pat);
+    if (a == std::string::npos) return std::nan("");
+    const char *p = text.c_str() + a + pat.size();
+    char *end = nullptr;
+    double v = strtod(p, &end);
+    return end == p ? std::nan("") : v;
 }
 
 std::string json_object(const std::string &text, const std::string &key)
