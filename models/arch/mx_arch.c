@@ -280,6 +280,10 @@ static double tiling_traffic(long long M, long long N, long long K, long long mt
     return a + b;
 }
 
+static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                           mx_stats *s);
+
 typedef struct {
     mx_tiling t;
     long long tiles;
@@ -315,10 +319,6 @@ static double map_lower_bound(const mx_arch_config *c, const mx_tiling *t, long 
     double mem = t->dram_bytes / bw;
     return comp > mem ? comp : mem;
 }
-
-static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
-                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
-                           mx_stats *s);
 
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                    long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen)
@@ -667,6 +667,15 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     mx_tiling tl;
     if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
     analytic_tiled(c, g, &fa, &fb, &fo, &tl, s);
+    return 0;
+}
+
+int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tiling *tl, mx_stats *s,
+                        char *err, size_t errlen)
+{
+    mx_operand_fmt fa, fb, fo;
+    if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
+    analytic_tiled(c, g, &fa, &fb, &fo, tl, s);
     return 0;
 }
 

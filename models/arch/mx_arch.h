@@ -212,8 +212,10 @@ void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long lo
  * with or without fold overlap. */
 long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k);
 
-/* Tiling of a GEMM to the buffers: the tile shape and loop order with the
- * least DRAM operand traffic (docs/ARCH.md); -1 if no tile fits. */
+/* The mapper: tile shape and loop order of a GEMM on the buffers
+ * (docs/ARCH.md "Mapper"): memory.tiling time = least traffic among the
+ * candidates within 1% of the fastest (exact analytic cycles, branch and
+ * bound); traffic = least DRAM operand traffic.  -1 if no tile fits. */
 typedef struct {
     long long mt, nt, kt;   /* tile extents (last tiles may be smaller) */
     long long m_tiles, n_tiles, k_tiles;
@@ -233,6 +235,11 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
 
 int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                           char *err, size_t errlen);
+
+/* The analytic engine on a given mapping (tl from mx_arch_tiling or any
+ * tiling that fits): what the mapper evaluates for each candidate. */
+int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tiling *tl, mx_stats *s,
+                        char *err, size_t errlen);
 
 /* Pieces both engines share (mx_arch.c). */
 long long mx_arch_tile_bytes(long long rows, long long cols, double bits);
