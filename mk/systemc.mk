@@ -32,7 +32,7 @@ SC_RTL_OBJ  := $(SC_DIR)/obj_$(SC_ARRAY)/mx_sc_rtl_backend.o $(SC_DIR)/obj/array
 
 .PHONY: systemc test-systemc bench-systemc
 
-systemc: $(SC_BIN)/mxsim_sc_top $(SC_BIN)/mxsim_sc_test $(SC_DIR)/mxsim_sc_regtest
+systemc: $(SC_BIN)/mxsim_sc_top $(SC_BIN)/mxsim_sc_test $(SC_DIR)/mxsim_sc_regtest $(SC_DIR)/mxsim_sc_memtest
 
 $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
@@ -74,6 +74,11 @@ $(SC_DIR)/mxsim_sc_regtest: $(SC_DIR)/obj/mxsim_sc_regtest.o $(SC_COMMON_OBJ) \
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
+# memory target timing (mx_sc_memory with and without the DRAM model)
+$(SC_DIR)/mxsim_sc_memtest: $(SC_DIR)/obj/mxsim_sc_memtest.o $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
+
 -include $(wildcard $(SC_DIR)/obj/*.d $(SC_DIR)/obj_*/*.d)
 
 # SystemC run vs the C model's functional run and the exact reference, per
@@ -81,12 +86,14 @@ $(SC_DIR)/mxsim_sc_regtest: $(SC_DIR)/obj/mxsim_sc_regtest.o $(SC_COMMON_OBJ) \
 # (tests/systemc/); the RTL back-end is built for their 4x4, L = 4 array.
 # Then the example top with each back-end (FORMAT.RQ from the config's
 # format.out): the two dumps (FP32, codes, scales) must be identical.
-test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_regtest
+test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_regtest $(SC_DIR)/mxsim_sc_memtest
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_regtest tests/systemc/sc_mxsf.yaml
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_memtest tests/systemc/sc_ddr4.yaml
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_data.csv 10 tests/systemc/data
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_ddr4.yaml tests/systemc/sc_small.csv
 	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
 	  -t tests/systemc/sc_small.csv --backend $$b --dump $(SC_DIR)/top_$$b.dump >$(SC_DIR)/top_$$b.log || exit 1; done
 	@tail -3 $(SC_DIR)/top_rtl.log

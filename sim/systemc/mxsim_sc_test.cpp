@@ -16,6 +16,8 @@
  *   - every output's FP32 bits == mx_ref_dot() (the slow exact reference,
  *     which shares no code with mx_pe_dot) on the same quantized operands,
  *     the scale index computed here from the block shape;
+ *   - the platform's memory target owns a DRAM model (and sent it bursts)
+ *     exactly when the config has memory.dram;
  *   - when mx_arch_gemm_functional() is implemented (mxsim run --mode
  *     functional --engine cycle), its cycles and output bits on the same FP32
  *     operands;
@@ -213,6 +215,19 @@ int sc_main(int argc, char **argv)
                g.name, mx_phase_name(g.phase), g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), ts.cycles, an.cycles, ref.size(),
                have_func ? " (+functional)" : "", rq_codes.size(), mx_pe_fmt_name((mx_pe_fmt)j.out_fmt), rq_scales.size());
     }
+    /* the platform's memory target runs the config's DRAM model when it has one */
+    for (auto &p : plats) {
+        const bool has = p->memory.dram() != nullptr;
+        if (has != (cfg.dram_model != 0) || (has && p->memory.bursts() == 0)) {
+            fprintf(stderr, "FAIL %s [%s]: memory target %s a DRAM model (%llu bursts), config %s\n", cpath,
+                    p->accel.backend_name(), has ? "has" : "has no", (unsigned long long)p->memory.bursts(),
+                    cfg.dram_model ? cfg.dram.name : "without memory.dram");
+            fails++;
+        }
+    }
+    if (cfg.dram_model)
+        printf("mxsim_sc_test: memory.dram %s: CYCLES from the cycle engine's DRAM port; memory target sent %llu "
+               "bursts through its own DRAM model\n", cfg.dram.name, (unsigned long long)plats[0]->memory.bursts());
     if (engines_differ == 0) {
         fprintf(stderr, "FAIL %s: the cycle engine and the analytic engine agree on every GEMM, so the CYCLES check "
                         "cannot tell which one the platform used (add a memory-bound GEMM)\n", tpath);
