@@ -278,6 +278,7 @@ struct mx_dram {
     addr_map m;
     dram_tm tm;
     int nbank, bpr;                  /* banks per channel, per rank */
+    int rank_sh, group_sh;           /* flat bank >> rank_sh = rank, >> group_sh = flat group */
     chan_t *ch;
     uint64_t now, seq;
     inflight_t *heap;                /* min-heap on (done, seq)     */
@@ -348,6 +349,8 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     derive_timing(c, &d->tm);
     d->bpr = c->bankgroups * c->banks_per_group;
     d->nbank = c->ranks * d->bpr;
+    d->rank_sh = log2i(d->bpr);
+    d->group_sh = log2i(c->banks_per_group);
     d->ch = calloc((size_t)c->channels, sizeof *d->ch);
     if (!d->ch) goto oom;
     for (int i = 0; i < c->channels; i++) {
@@ -384,16 +387,16 @@ static inline uint64_t clampu(int64_t v, uint64_t tmin) { return v < (int64_t)tm
 
 static inline int64_t act_ready(const mx_dram *d, const chan_t *ch, int b)
 {
-    const rank_st *r = &ch->rank[b / d->bpr];
-    int64_t e = max64(ch->bank[b].act, max64(ch->group[b / d->c.banks_per_group].act, r->act));
+    const rank_st *r = &ch->rank[b >> d->rank_sh];
+    int64_t e = max64(ch->bank[b].act, max64(ch->group[b >> d->group_sh].act, r->act));
     if (r->nfaw == 4) e = max64(e, r->faw[r->faw_i] + d->tm.tFAW);
     return e;
 }
 
 static inline int64_t cas_ready(const mx_dram *d, const chan_t *ch, int b, int is_write)
 {
-    const rank_st *r = &ch->rank[b / d->bpr];
-    const group_st *g = &ch->group[b / d->c.banks_per_group];
+    const rank_st *r = &ch->rank[b >> d->rank_sh];
+    const group_st *g = &ch->group[b >> d->group_sh];
     return is_write ? max64(ch->bank[b].wr, max64(g->wr, r->wr)) : max64(ch->bank[b].rd, max64(g->rd, r->rd));
 }
 
@@ -447,7 +450,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
         const req_t *rq = &q->q[i];
         int b = rq->bank;
         bank_st *bk = &ch->bank[b];
-        if (ch->rank[b / d->bpr].ref_pending) continue;
+        if (ch->rank[b >> d->rank_sh].ref_pending) continue;
         if (bk->row == rq->row) {
             if (bk->stamp_hit != ep) {
                 bk->stamp_hit = ep;
@@ -553,7 +556,7 @@ static void bg_change(rank_st *r, uint64_t at, int delta)
 static void close_bank(mx_dram *d, chan_t *ch, int b, int64_t pre_at, uint64_t now)
 {
     bank_st *bk = &ch->bank[b];
-    rank_st *r = &ch->rank[b / d->bpr];
+    rank_st *r = &ch->rank[b >> d->rank_sh];
     bk->act = max64(bk->act, pre_at + d->tm.tRP);
     r->ref = max64(r->ref, pre_at + d->tm.tRP);
     bk->row = -1;
@@ -567,8 +570,8 @@ static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
     const dram_tm *tm = &d->tm;
     const int64_t t = (int64_t)now;
     bank_st *bk = &ch->bank[b];
-    group_st *g = &ch->group[b / d->c.banks_per_group];
-    rank_st *r = &ch->rank[b / d->bpr];
+    group_st *g = &ch->group[b >> d->group_sh];
+    rank_st *r = &ch->rank[b >> d->rank_sh];
     bk->row = row;
     bk->cas_since_act = 0;
     bk->act_conflict = bk->conflict_pre;
@@ -598,7 +601,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     const int64_t t = (int64_t)now;
     queue_t *q = w ? &ch->wq : &ch->rq;
     req_t rq = q->q[idx];
-    int b = rq.bank, ri = b / d->bpr, gi = b / d->c.banks_per_group;
+    int b = rq.bank, ri = b >> d->rank_sh, gi = b >> d->group_sh;
     bank_st *bk = &ch->bank[b];
     if (bk->cas_since_act++ > 0) d->st.row_hits++;
     else { d->st.row_misses++; if (bk->act_conflict) d->st.row_conflicts++; }
@@ -704,7 +707,7 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
     int was = ch->draining;
     update_mode(d, ch);
     if (ch->draining != was) { rescan(d, ch, d->now); return 0; } /* the active queue switched */
-    if (is_write != ch->draining || ch->rank[b / d->bpr].ref_pending) return 0;
+    if (is_write != ch->draining || ch->rank[b >> d->rank_sh].ref_pending) return 0;
     if (hit && ch->other.kind == CAND_PRE && q->q[ch->other.idx].bank == b) {
         rescan(d, ch, d->now); /* the chosen PRE lost its right to close a row with pending hits */
         return 0;
