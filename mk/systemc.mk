@@ -1,6 +1,7 @@
 # mk/systemc.mk — the SystemC/TLM-2.0 platform (sim/systemc, docs/SYSTEMC.md).
 #   build/systemc/mxsim_sc_top    example top, C-core and RTL back-ends
-#   build/systemc/mxsim_sc_test   regression: SystemC run == C model (make test-systemc)
+#   build/systemc/mxsim_sc_test   regression: SystemC run == C model, CYCLES == cycle engine (make test-systemc)
+#   build/systemc/mxsim_sc_regtest register map;  build/systemc/mxsim_sc_memtest memory target delays (DRAM model)
 # The RTL back-end links rtl/mx_array_ctrl.sv Verilated with `verilator --sc`
 # (an sc_module, Vmx_array_ctrl_sc) and the Verilator runtime compiled for
 # SystemC (VM_SC=1), both cached under build/systemc/.  Array size of the RTL

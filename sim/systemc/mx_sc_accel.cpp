@@ -219,9 +219,12 @@ void mx_sc_accel::worker()
                 continue;
             }
         }
-        /* The back-end's cycle count already contains the DRAM traffic (the arch
-         * model's double-buffered DRAM, same latency and bandwidth); the
-         * memory's annotated delay is recorded, not added (docs/SYSTEMC.md). */
+        /* The back-end's cycle count (the cycle engine) already contains the DRAM
+         * traffic: its own DRAM port, double-buffered tile transfers on the
+         * same DRAM config (memory.dram's protocol model or the bandwidth +
+         * latency channel).  The memory target's annotated delay (its own
+         * DRAM instance, one burst train per region) is recorded, not added
+         * (docs/SYSTEMC.md "Timing"). */
         mem_time_ = delay;
         /* done `cycles` periods after START (if the back-end's own run took
          * longer, at its end) */

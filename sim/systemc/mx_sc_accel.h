@@ -10,9 +10,12 @@
  *   irq  (sc_out<bool>)    high while STATUS.DONE or STATUS.ERROR is set.
  *
  * On START the module reads the operands, hands the GEMM to its back-end and
- * finishes cycles x clock period later, cycles being the back-end's count
- * (the C core: mx_arch_gemm_timing, the one cycle function of mxsim run; the
- * RTL: counted clock edges).  The back-end is chosen at elaboration.
+ * finishes cycles x clock period later, cycles being the cycle engine's count
+ * (mx_sc_timing: mx_arch_gemm_timing with engine = cycle, as `mxsim run
+ * --engine cycle`, with the config's DRAM: memory.dram's protocol model or
+ * the bandwidth + latency channel), for both back-ends; the RTL back-end's
+ * own clock advances simulated time while it runs, and the interrupt comes
+ * no earlier than its end.  The back-end is chosen at elaboration.
  */
 #ifndef MX_SC_ACCEL_H
 #define MX_SC_ACCEL_H
@@ -41,7 +44,7 @@ public:
                             std::vector<uint8_t> &codes, std::vector<uint8_t> &scales, mx_stats &stats) = 0;
 };
 
-/* The C core: values from mx_pe_dot, counters from mx_arch_gemm_timing, codes
+/* The C core: values from mx_pe_dot, counters from the cycle engine (mx_sc_timing), codes
  * and scales from mx_requant_comb (mx_sc_requant_outputs). */
 class mx_sc_c_backend : public mx_sc_backend {
 public:

@@ -3,7 +3,7 @@
  * as the accelerator reads it from memory (descriptor + quantized operands in
  * the host layout of docs/SYSTEMC.md), the host-side quantizer that produces
  * that layout, and the C-core computation (mx_pe_dot per output, cycles from
- * mx_arch_gemm_timing).  A thin C++ layer over the C API.
+ * the cycle engine).  A thin C++ layer over the C API.
  */
 #ifndef MX_SC_GEMM_H
 #define MX_SC_GEMM_H
@@ -91,7 +91,11 @@ size_t mx_sc_out_scale_index(int rows, int cols, const mx_sc_job &j, long long m
 void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
                            std::vector<uint8_t> &codes, std::vector<uint8_t> &scales);
 
-/* Counters of the GEMM from the arch model's cycle function. */
+/* Counters of the GEMM from the cycle engine: mx_arch_gemm_timing on a copy of
+ * c with engine = MX_ENGINE_CYCLE (= mx_arch_gemm_cycle; whatever c's
+ * `engine` key says) and the job's block shape.  With c.dram_model (the
+ * config's memory.dram, loaded by mx_config_dram) the engine's DRAM port is
+ * the protocol model, else the bandwidth + latency channel. */
 std::string mx_sc_timing(const mx_arch_config &c, const mx_sc_job &j, mx_stats &s);
 
 /* FP32 operands of trace row g: seeded Gaussian (mx_sc_random_operands), each

@@ -17,8 +17,10 @@
  * (all of K), so the values are the RTL's; simulated time advances one clock
  * period per RTL cycle.
  *
- * Cycles: the RTL has no DRAM or buffer model, so the counters are the arch
- * model's (mx_arch_gemm_timing, as the C back-end), and the RTL vouches for
+ * Cycles: the RTL has no DRAM or buffer model, so the counters (CYCLES) are
+ * the cycle engine's (mx_sc_timing, as the C back-end); the RTL's own clock
+ * is kept for simulated time (one period per RTL cycle inside run(), and the
+ * accelerator raises the interrupt no earlier than its end), and the RTL vouches for
  * their compute part: the GEMM's measured compute cycles (first K-step into
  * the array to the last PE result) must equal the fold schedule
  * (tile_schedule_cycles) and mx_tile_compute_cycles, else the back-end
