@@ -49,14 +49,14 @@ mx_gemm gemm(long long M, long long N, long long K)
 } // namespace
 
 // One 4x4x16 BF16 tile, derived by hand:
-//  loads: A = 4 rows of 32 bytes at 0, 32, 64, 96 -> bursts 0, 0, 64, 64 (the
-//  DMA does not merge segments: 4 bursts); B (1 MiB on) likewise 4 bursts.
-//  8 bursts at one per cycle: the last leaves the channel at cycle 8, its data
-//  arrives 10 cycles later -> ready 18.
-//  compute: one fold, t = 16/4 = 4 steps: 4 + 3 + 3 + (4-1) = 13 -> ends 31.
-//  RQU: 16 elements at 32/cycle = 1 cycle -> codes at 32.
-//  store: 4 rows of 8 bytes, all in burst 0, moved 4 times -> 4 write bursts,
-//  the last done at 36.  cycles 36 = 18 (dram stall) + 13 + 5 (drain).
+//  loads: A = 4 rows of 32 bytes at 0, 32, 64, 96 -> bursts 0 and 64 (a row
+//  inside the burst just moved is not moved again); B (1 MiB on) likewise 2.
+//  4 bursts at one per cycle: the last leaves the channel at cycle 4, its data
+//  arrives 10 cycles later -> ready 14.
+//  compute: one fold, t = 16/4 = 4 steps: 4 + 3 + 3 + (4-1) = 13 -> ends 27.
+//  RQU: 16 elements at 32/cycle = 1 cycle -> codes at 28.
+//  store: 4 rows of 8 bytes, all in burst 0 -> one write burst, done at 29.
+//  cycles 29 = 14 (dram stall) + 13 + 2 (drain).
 TEST(CycleEngine, OneTileByHand)
 {
     mx_arch_config c = chan_cfg();
@@ -64,14 +64,14 @@ TEST(CycleEngine, OneTileByHand)
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
-    EXPECT_EQ(s.cycles, 36);
+    EXPECT_EQ(s.cycles, 29);
     EXPECT_EQ(s.compute_cycles, 13);
-    EXPECT_EQ(s.stall[MX_STALL_DRAM], 18);
-    EXPECT_EQ(s.stall[MX_STALL_DRAIN], 5);
+    EXPECT_EQ(s.stall[MX_STALL_DRAM], 14);
+    EXPECT_EQ(s.stall[MX_STALL_DRAIN], 2);
     EXPECT_EQ(s.stall[MX_STALL_SRAM], 0);
-    EXPECT_EQ(s.dram_read[MX_OP_A], 4 * 64);
-    EXPECT_EQ(s.dram_read[MX_OP_B], 4 * 64);
-    EXPECT_EQ(s.dram_write[MX_OP_OUT], 4 * 64);
+    EXPECT_EQ(s.dram_read[MX_OP_A], 2 * 64);
+    EXPECT_EQ(s.dram_read[MX_OP_B], 2 * 64);
+    EXPECT_EQ(s.dram_write[MX_OP_OUT], 1 * 64);
     // SRAM bytes: A and B tiles written once (128 B each) and read once (one
     // fold); outputs: FP32 sums written (64 B) and read by the RQU (64 B).
     EXPECT_EQ(s.sram_write[MX_OP_A], 128);
@@ -82,7 +82,7 @@ TEST(CycleEngine, OneTileByHand)
     // the read latency is paid once per load: 25 more cycles of it, 25 more cycles
     c.dram_latency = 35;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
-    EXPECT_EQ(s.cycles, 61);
+    EXPECT_EQ(s.cycles, 54);
 }
 
 // Two K tiles (K = 32, buffers that hold half of it): the partial sums of the
@@ -158,6 +158,18 @@ TEST(SramBanks, ConflictsByHand)
     EXPECT_EQ(mx_sram_fold_stall(&h, 1), 0);
 }
 
+// Broadcast: 8 streams reading consecutive 8-byte lanes of one 64-byte word
+// per step (a weight-stationary array taking lanes of one A row): one read
+// per step feeds all; with one bank and a new word every step, the port is
+// busy every cycle but never late.
+TEST(SramBanks, OneReadFeedsEveryStream)
+{
+    mx_sram_streams g = {8, 16, 0, 8, 64, 8, 1, 64};
+    // step s: stream i reads bytes 64 s + 8 i in cycle s + i: word s, needed
+    // first by stream 0 in cycle s, read in cycle s - 1 (lead 1)
+    EXPECT_EQ(mx_sram_fold_stall(&g, 1), 0);
+}
+
 // The engine adds the bank model's stalls: one bank of 8 bytes per cycle
 // cannot feed 4 rows of 8-byte accesses (4 x 4 lanes x 2 bytes) every cycle.
 TEST(CycleEngine, SramConflictsStallTheArray)
@@ -171,7 +183,7 @@ TEST(CycleEngine, SramConflictsStallTheArray)
     c.sram[MX_OP_A].banks = 1;
     c.sram[MX_OP_A].bytes_per_cycle = 8;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &narrow, err, sizeof err), 0) << err;
-    // 4 streams x 16 steps = 64 word reads on one port; the stall-free fold
+    // 4 streams x 16 steps = 64 word reads on one port (rows 256 bytes apart never share a word); the stall-free fold
     // spans 16 + 3 = 19 cycles of use, so at least 64 - 19 - 1 cycles are lost
     EXPECT_GE(narrow.stall[MX_STALL_SRAM], 64 - 20);
     EXPECT_EQ(narrow.cycles - wide.cycles, narrow.stall[MX_STALL_SRAM]);
@@ -212,5 +224,8 @@ TEST(Dma, TileBursts)
     got.clear();
     while (mx_dma_stream_next(&s, &a)) got.push_back(a);
     // codes: rows 1200..1263 (bursts 1152, 1216), 1300..1363 (1280, 1344); scales at 4100..4101 and 4102..4103
-    EXPECT_EQ(got, (std::vector<uint64_t>{1152, 1216, 1280, 1344, 4096, 4096})); // one scale segment per row
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_tile(&s, &m, 2, 2, 0, 64);
+    EXPECT_EQ(got, (std::vector<uint64_t>{1152, 1216, 1280, 1344, 4096})); // both scale rows in one burst
+    EXPECT_EQ(mx_dma_stream_bursts(&s), 5u);
 }

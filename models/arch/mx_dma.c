@@ -53,8 +53,12 @@ int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
         const mx_dma_seg *g = &s->seg[s->g];
         uint64_t start = g->base + s->j * g->stride, end = start + g->len;
         if (s->next < end) {
-            *addr = s->next;
+            uint64_t a = s->next;
             s->next += s->burst;
+            if (s->emitted && a == s->last) continue; /* the burst just moved covers it */
+            s->emitted = 1;
+            s->last = a;
+            *addr = a;
             return 1;
         }
         if (++s->j >= g->count) {
@@ -70,13 +74,12 @@ int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
 
 uint64_t mx_dma_stream_bursts(const mx_dma_stream *s)
 {
-    uint64_t n = 0;
-    for (int k = 0; k < s->nseg; k++) {
-        const mx_dma_seg *g = &s->seg[k];
-        for (uint64_t j = 0; j < g->count; j++) {
-            uint64_t a = g->base + j * g->stride, e = a + g->len;
-            n += (e + s->burst - 1) / s->burst - a / s->burst;
-        }
-    }
+    mx_dma_stream c = *s;
+    c.g = 0;
+    c.j = 0;
+    c.emitted = 0;
+    c.next = c.nseg ? c.seg[0].base - c.seg[0].base % c.burst : 0;
+    uint64_t n = 0, a;
+    while (mx_dma_stream_next(&c, &a)) n++;
     return n;
 }

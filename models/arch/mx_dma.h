@@ -17,8 +17,10 @@
  *   copies     training second quantized copies, written sequentially
  *
  * A tile load or store is a list of strided segments (one per tile row and
- * one per scale row); the DMA turns each into whole bursts (a burst shared
- * by two segments is moved twice: the DMA does not merge segments).
+ * one per scale row); the DMA turns them into whole bursts in address order
+ * and does not move a burst again when the next segment starts inside the
+ * burst it just moved (rows narrower than a burst, contiguous rows, scale
+ * rows of a few bytes); bursts shared by segments further apart move again.
  */
 #ifndef MX_DMA_H
 #define MX_DMA_H
@@ -45,6 +47,8 @@ typedef struct {
     int g;                 /* current group                    */
     uint64_t j;            /* segment within the group          */
     uint64_t next;         /* next burst address in the segment */
+    uint64_t last;         /* the burst moved last               */
+    int emitted;
 } mx_dma_stream;
 
 /* A matrix stored as rows x (cols * bits / 8) bytes at base, with its scale
@@ -66,7 +70,7 @@ void mx_dma_stream_add_tile(mx_dma_stream *s, const mx_dma_matrix *m, long long 
 void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes);
 /* Next burst address: 1 and *addr, or 0 when the stream is exhausted. */
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr);
-/* Bursts the stream moves in total (from its start). */
+/* Bursts the stream moves in total (from its start; s is not advanced). */
 uint64_t mx_dma_stream_bursts(const mx_dma_stream *s);
 
 #ifdef __cplusplus

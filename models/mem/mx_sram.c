@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #define MX_SRAM_MAX_BANKS 1024
+#define WORD_CACHE 4096 /* recent word reads remembered per group (direct mapped) */
 
 static long long floor_div(long long a, long long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 
@@ -21,8 +22,10 @@ long long mx_sram_fold_stall(const mx_sram_streams *g, int n)
         total_streams += g[k].streams;
     }
     long long *last = malloc((size_t)(total_streams > 0 ? total_streams : 1) * sizeof *last);
-    long long *bank_free = malloc((size_t)2 * MX_SRAM_MAX_BANKS * sizeof *bank_free);
+    long long *bank_free = malloc(((size_t)2 * MX_SRAM_MAX_BANKS + 4 * WORD_CACHE) * sizeof *bank_free);
     if (!last || !bank_free) { free(last); free(bank_free); return -1; }
+    long long *lw = bank_free + 2 * MX_SRAM_MAX_BANKS, *lx = lw + 2 * WORD_CACHE; /* recent reads: word, cycle */
+    for (long long i = 0; i < 2 * WORD_CACHE; i++) { lw[i] = -1; lx[i] = 0; }
     for (long long i = 0; i < total_streams; i++) last[i] = -1;
     for (long long i = 0; i < 2 * MX_SRAM_MAX_BANKS; i++) bank_free[i] = -(1LL << 40); /* idle since ever */
     long long max_lead = n > 1 && lead[1] > lead[0] ? lead[1] : lead[0];
@@ -46,8 +49,18 @@ long long mx_sram_fold_stall(const mx_sram_streams *g, int n)
                     last[off + i] = w;
                     long long bank = ((w % banks) + banks) % banks;
                     long long t_req = rc + stall;
-                    long long x = bf[bank] > t_req ? bf[bank] : t_req;
-                    bf[bank] = x + 1;
+                    long long x;
+                    /* a word read within the skew window is still in the
+                     * skew registers: that read feeds this stream too */
+                    long long slot = k * WORD_CACHE + (w & (WORD_CACHE - 1));
+                    if (lw[slot] == w && lx[slot] >= t_req - s->streams - lead[k] - 1) {
+                        x = lx[slot];
+                    } else {
+                        x = bf[bank] > t_req ? bf[bank] : t_req;
+                        bf[bank] = x + 1;
+                        lw[slot] = w;
+                        lx[slot] = x;
+                    }
                     long long need = use + stall;
                     if (x + 1 > need) stall += x + 1 - need;
                 }

@@ -12,7 +12,11 @@
  * words into a one-word prefetch register: a word is requested `lead`
  * cycles before its first use (the word period of a sequential stream,
  * 1 otherwise), banks serve requests oldest first, one per cycle, and data
- * read in cycle x can be used from x + 1.  A late word stalls the whole
+ * read in cycle x can be used from x + 1; a request for a word read within
+ * the last streams + lead cycles is served by that read (the word is still
+ * in the skew registers and is broadcast to every stream that wants it, as
+ * when the rows of a weight-stationary array take consecutive lanes of one
+ * A row).  A late word stalls the whole
  * array (every stream) for the missing cycles.  The function walks the
  * fold cycle by cycle: exact for this port model, not an estimate.
  */
