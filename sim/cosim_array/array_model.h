@@ -170,6 +170,31 @@ private:
  * model's mx_tile_compute_cycles, which must agree. */
 long long tile_schedule_cycles(int R, int C, int L, int P, long long M, long long N, long long K);
 
+/* Start-to-done cycles of an unthrottled tile on mx_array_ctrl (every
+ * blk_ready_i high), written out from the RTL's registers:
+ *   lead    = 2: cycle 0 start_i (the edge latches the descriptor), cycle 1
+ *             the first SRAM read, cycle 2 its data = the first K-step at the
+ *             array's issue port (the RTL's SRAMs cannot stall: below);
+ *   compute = tile_schedule_cycles (first K-step to the last PE result);
+ *   drain   : the result of PE (i, j) of fold f (pe_done in cycle
+ *             x = 2 + start_f + t + i + j + P - 1) is in its shadow in x + 1,
+ *             in the column FIFO from x + 2 (the head may enter the collector
+ *             in that cycle), the collector holds one fold's column; a block
+ *             (column mode) or fold tile (tile mode: the fold's c columns all
+ *             full, tiles strictly in fold order) is full the cycle after its
+ *             last value entered and leaves in that cycle; a full collector
+ *             takes the next value only in the cycle its block leaves; done_o
+ *             is high the cycle after the last block left.
+ * total = the cycle done_o is first seen high (start_i in cycle 0).
+ * Column mode: total = 2 + compute + 4 always (a column gets at most one
+ * result per cycle, so nothing queues).  Tile mode: a fold tile waits for its
+ * widest column and for the previous tile, so drain can exceed 4 (narrow last
+ * column fold behind a wider fold, t < C). */
+struct tile_done_sched {
+    long long lead = 0, compute = 0, drain = 0, total = 0;
+};
+tile_done_sched tile_done_schedule(int R, int C, int L, int P, long long M, long long N, long long K, int rq_tile);
+
 /* Packs a job's operands (host layout) into the banked SRAM image and fills the
  * descriptor (bases 0).  out_fmt < 0: no re-quantization (BF16 output). */
 struct mx_sc_job;

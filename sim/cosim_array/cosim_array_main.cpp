@@ -21,6 +21,14 @@
  * fold schedule written out here (tile_schedule_cycles) and the arch model's
  * mx_tile_compute_cycles().  First divergence: cycle,
  * GEMM, PE row/column, field, expected and actual in hex; exit 1.
+ * Start-to-done (start_i to done_o) must equal tile_done_schedule (lead +
+ * compute + drain, array_model.h) without back-pressure, and lie in
+ * [schedule, schedule + cycles in which an output block was valid and not
+ * ready] with it.  --engine: the same tile (the whole GEMM, one descriptor)
+ * on the cycle engine (models/arch/mx_cycle.h) with a config matching the
+ * RTL (engine_config below); its start-to-done, rqu_end - start of the tile
+ * record, must equal the RTL's unthrottled start-to-done: one MISMATCH
+ * line per differing tile (all tiles are run), a PASS line otherwise.
  * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
  * prints simulated cycles per second of the RTL and of the C++ twin (bench).
  */
@@ -44,6 +52,7 @@
 #include "systemc/mx_sc_gemm.h"
 
 extern "C" {
+#include "arch/mx_cycle.h"
 #include "formats/mx_rng.h"
 #include "units/mx_requant.h"
 }
@@ -64,10 +73,64 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]\n"
                "                         [--backpressure P] [--fault R,C] [--quiet] [--repeat N]\n"
-               "                         [--data DIR]\n"
+               "                         [--data DIR] [--engine]\n"
+               "  --engine: also compare each tile's start-to-done cycles with the cycle engine\n"
                "  --data DIR: operands DIR/NAME.PHASE.a.npy (M x K) and DIR/NAME.PHASE.b.npy (K x N),\n"
                "  float32/float64; absent files -> seeded random N(0,1)\n"
                "  compiled for a %dx%d array with %d lanes; the config must match\n", ARR_R, ARR_C, ARR_L);
+}
+
+/* The cycle engine configured as the RTL's tile (--engine):
+ *  - array: the config's R x C, L, os, P = 4, fold overlap (checked in main);
+ *  - one engine tile = the co-simulated GEMM = one descriptor: buffers large
+ *    enough and memory.tiling: traffic (least traffic, then fewest tiles);
+ *    the record's start..rqu_end is compared, so DRAM timing (load_ready)
+ *    does not enter;
+ *  - SRAM: the RTL's operand SRAMs cannot conflict: A has R banks, bank r
+ *    holding rows m = r mod R, B C banks by column, every bank reads the same
+ *    word (one per operand) each cycle and the skew is in registers after
+ *    the SRAM (mx_skew), so each array row/column owns its bank and reads it
+ *    at most once a cycle.  The engine's mx_sram model instead reads
+ *    K-contiguous rows with skewed streams from banks = word % banks; with
+ *    bytes_per_cycle = one K-step of codes (L elements) and 1024 banks, two
+ *    streams i, j meet in a bank only if (i - j)(t - 1) = 0 mod 1024, never
+ *    for R <= 4 and t <= 342, so it predicts 0 stalls as the RTL has;
+ *    a non-zero sram_stall is reported as a mismatch;
+ *  - RQU: rqu.block as the config (descriptor rq_tile_i), elements_per_cycle
+ *    R * C (C column re-quantizers of R outputs, or one of R x C, each a block
+ *    per cycle);
+ *  - no training second copies (the RTL writes none). */
+static std::string engine_tile(const mx_arch_config &cfg, const mx_sc_job &j, const mx_gemm &g, mx_cycle_tile &rec,
+                               long long &ntiles)
+{
+    mx_arch_config ec = cfg;
+    ec.engine = MX_ENGINE_CYCLE;
+    ec.ideal_memory = 0;
+    ec.train_requant = 0;
+    ec.tiling_min_traffic = 1;
+    ec.rqu_elements_per_cycle = ARR_R * ARR_C;
+    ec.rqu_tile = j.rq_tile ? 1 : 0;
+    mx_gemm gg = g;
+    gg.M = j.M;
+    gg.N = j.N;
+    gg.K = j.K;
+    gg.count = 1;
+    char err[400];
+    mx_operand_fmt fa, fb, fo;
+    if (mx_arch_gemm_formats(&ec, &gg, &fa, &fb, &fo, err, sizeof err) != 0) return err;
+    const int bits[2] = {fa.elem.bits, fb.elem.bits};
+    for (int op = 0; op < MX_NOPS; op++) {
+        ec.sram[op].kib = 1 << 16;
+        ec.sram[op].banks = 1024;
+        ec.sram[op].bytes_per_cycle = op < 2 ? (ARR_L * bits[op] + 7) / 8 : 64;
+    }
+    mx_stats st;
+    mx_cycle_tile r[2];
+    memset(r, 0, sizeof r);
+    if (mx_arch_gemm_cycle_tiles(&ec, &gg, &st, r, 2, err, sizeof err) != 0) return err;
+    ntiles = st.tiles;
+    rec = r[0];
+    return "";
 }
 
 static double now_s()
@@ -80,7 +143,7 @@ int main(int argc, char **argv)
     const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr, *data_dir = nullptr;
     unsigned long long seed = 1;
     double bp = 0;
-    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1;
+    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1, engine = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has = i + 1 < argc;
@@ -90,6 +153,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--fst") && has) fst_path = argv[++i];
         else if (!strcmp(a, "--data") && has) data_dir = argv[++i];
         else if (!strcmp(a, "--quiet")) quiet = 1;
+        else if (!strcmp(a, "--engine")) engine = 1;
         else if (!strcmp(a, "--repeat") && has) {
             repeat = atoi(argv[++i]);
             if (repeat < 1) { fprintf(stderr, "mxsim-cosim-array: option '--repeat': must be a positive integer: '%s'\n", argv[i]); return 2; }
@@ -157,6 +221,10 @@ int main(int argc, char **argv)
     int rc = 0;
     uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
     long long total_cycles = 0, all_cycles = 0;
+    /* start-to-done: back-pressure runs (GEMMs, equal to schedule + blocked,
+     * sums), engine comparison (tiles compared, mismatches) */
+    long long bp_gemms = 0, bp_exact = 0, bp_extra = 0, bp_blocked = 0;
+    long long eng_tiles = 0, eng_bad = 0;
     double t_rtl = 0, t_model = 0, t_core = 0;
     array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
     for (int rep = 0; rep < repeat && rc == 0; rep++)
@@ -227,6 +295,7 @@ int main(int argc, char **argv)
         std::vector<std::vector<uint8_t>> blk_codes(folds.size() * ARR_C);
         std::vector<int> blk_scale(folds.size() * ARR_C, -1);
         long long cyc = 0, first_issue = -1, last_pe_done = -1;
+        long long blocked = 0; /* cycles in which some output block was valid and not ready */
         const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
         tile_cycle_out mo, ro;
         for (;;) {
@@ -285,6 +354,8 @@ int main(int argc, char **argv)
             if (rc) break;
             if (cyc > 0 && mo.done && !mo.busy) { vtime += 10; break; }
             if (mo.issue && first_issue < 0) first_issue = cyc;
+            for (int c = 0; c < ARR_C; c++)
+                if (mo.blk_valid[(size_t)c] && !in.blk_ready[(size_t)c]) { blocked++; break; }
             for (int i = 0; i < ARR_R * ARR_C; i++) if (mo.pe_done[(size_t)i]) last_pe_done = cyc;
             for (int c = 0; c < ARR_C && rc == 0; c++) {
                 if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
@@ -378,6 +449,63 @@ int main(int argc, char **argv)
             rc = 1;
             break;
         }
+        /* start-to-done: the RTL against its schedule written out (lead +
+         * compute + drain), and with --engine the cycle engine's tile */
+        const tile_done_sched ds = tile_done_schedule(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K, j.rq_tile);
+        if (bp == 0 && (cyc != ds.total || first_issue != ds.lead)) {
+            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld (first K-step in cycle %lld, drain %lld), "
+                            "schedule %lld (lead %lld + compute %lld + drain %lld)\n",
+                    gi, g.name, tpath, g.line, cyc, first_issue, cyc - last_pe_done, ds.total, ds.lead, ds.compute, ds.drain);
+            rc = 1;
+            break;
+        }
+        if (bp > 0) {
+            /* back-pressure delays the tile by at most the cycles it blocked an output */
+            if (cyc < ds.total || cyc > ds.total + blocked) {
+                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld with back-pressure outside "
+                                "[unthrottled %lld, %lld + %lld cycles an output block was valid and not ready]\n",
+                        gi, g.name, tpath, g.line, cyc, ds.total, ds.total, blocked);
+                rc = 1;
+                break;
+            }
+            if (rep == 0) {
+                bp_gemms++;
+                bp_exact += cyc == ds.total + blocked;
+                bp_extra += cyc - ds.total;
+                bp_blocked += blocked;
+            }
+        }
+        if (engine && rep == 0) {
+            mx_cycle_tile er;
+            memset(&er, 0, sizeof er);
+            long long ntiles = 0;
+            const std::string ee = engine_tile(cfg, j, g, er, ntiles);
+            if (!ee.empty()) {
+                fprintf(stderr, "mxsim-cosim-array: %s:%d: cycle engine: %s\n", tpath, g.line, ee.c_str());
+                rc = 2;
+                break;
+            }
+            const long long e_total = er.rqu_end - er.start, e_comp = er.end - er.start - er.sram_stall;
+            const bool same = ntiles == 1 && er.m == j.M && er.n == j.N && er.k == j.K && er.rqu_end >= 0 &&
+                              er.sram_stall == 0 && e_total == ds.total;
+            eng_tiles++;
+            if (!same) {
+                eng_bad++;
+                if (ntiles != 1 || er.m != j.M || er.n != j.N || er.k != j.K)
+                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): cycle engine cut the %lldx%lldx%lld tile into %lld tiles "
+                                    "(first %lldx%lldx%lld); the RTL runs it as one descriptor\n",
+                            gi, g.name, tpath, g.line, j.M, j.N, j.K, ntiles, er.m, er.n, er.k);
+                else
+                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): tile %lldx%lldx%lld %s start-to-done: RTL %lld "
+                                    "(lead %lld + compute %lld + drain %lld), cycle engine %lld (compute %lld + sram %lld + rqu %lld)"
+                                    "%s\n",
+                            gi, g.name, tpath, g.line, j.M, j.N, j.K, j.rq_tile ? "rqu.block tile" : "rqu.block column",
+                            ds.total, ds.lead, ds.compute, ds.drain, e_total, e_comp, er.sram_stall, er.rqu_end - er.end,
+                            bp > 0 ? "  (RTL: unthrottled schedule, checked without back-pressure)" : "");
+            } else if (!quiet)
+                printf("%-10s start-to-done %lld = lead %lld + compute %lld + drain %lld: cycle engine equal\n", g.name,
+                       ds.total, ds.lead, ds.compute, ds.drain);
+        }
         total_cycles += cyc;
         all_cycles += cyc + 2; /* + reset */
         if (!quiet && rep == 0)
@@ -388,6 +516,22 @@ int main(int argc, char **argv)
     if (rc == 0) {
         printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,
                tr.n, ARR_R, ARR_C, ARR_L, bp, total_cycles);
+        if (bp > 0)
+            printf("mxsim-cosim-array: %s: start-to-done with back-pressure within [unthrottled, unthrottled + blocked cycles] "
+                   "on %lld GEMMs (equal to the upper end on %lld; %lld cycles added, %lld blocked)\n",
+                   tpath, bp_gemms, bp_exact, bp_extra, bp_blocked);
+    }
+    if ((rc == 0 || rc == 1) && engine && eng_tiles > 0) {
+        if (eng_bad == 0 && rc == 0)
+            printf("mxsim-cosim-array: %s, %lld tiles, %dx%d array L=%d: PASS start-to-done RTL == cycle engine%s\n", tpath,
+                   eng_tiles, ARR_R, ARR_C, ARR_L, bp > 0 ? " (unthrottled)" : "");
+        else if (eng_bad) {
+            fprintf(stderr, "mxsim-cosim-array: %s: start-to-done: cycle engine differs from the RTL on %lld of %lld tiles\n",
+                    tpath, eng_bad, eng_tiles);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
         if (repeat > 1)
             printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs: RTL (Verilated) %9.0f cycles/s | C++ cycle twin %9.0f cycles/s | "
                    "C core values (mx_pe_dot) %10.0f array-cycles/s\n",
