@@ -216,6 +216,40 @@ TEST(DramTiming, ActToActSpacing)
     }
 }
 
+TEST(DramTiming, ActToActSameGroupVisible)
+{
+    // A write opens (bg0,ba0) alone (ACT 100).  A read to (bg0,ba1) at 101
+    // takes over (1 write <= write_low): ACT >= 100 + tRRD_L = 108, RD 130,
+    // done 156 (with tRRD_S it would be 152: RD at 126 has no other limit).
+    // The write then waits for the read: WR >= 130 + CL + BL/2 + 2 - CWL = 142,
+    // done 162.
+    Dram m(ddr4_3200());
+    m.until(100);
+    m.add(A(0, 0, 5), 1, 0);
+    m.until(101);
+    m.add(A(0, 1, 5), 0, 1);
+    std::vector<uint64_t> d = m.drain(2);
+    EXPECT_EQ(d[1], 156u);
+    EXPECT_EQ(d[0], 162u);
+}
+
+TEST(DramRefresh, RefWaitsForTrasOfLateAct)
+{
+    // ACT at 12470 (read arriving then); refresh due at 12480 blocks the RD,
+    // and the row must close first: PRE >= ACT + tRAS = 12522, REF >= PRE +
+    // tRP = 12544.  The read re-opens the row: ACT 12544 + tRFC = 13104, RD
+    // 13126, done 13152.  Two ACTs, one CAS.
+    Dram m(ddr4_3200());
+    m.until(12470);
+    m.add(A(0, 0, 5), 0, 0);
+    EXPECT_EQ(m.drain(1)[0], 13152u);
+    mx_dram_stats s = m.stats();
+    EXPECT_EQ(s.act, 2u);
+    EXPECT_EQ(s.pre, 1u);
+    EXPECT_EQ(s.ref, 1u);
+    EXPECT_EQ(s.row_misses, 1u);
+}
+
 TEST(DramTiming, FourActivateWindow)
 {
     Dram m(ddr4_3200());
