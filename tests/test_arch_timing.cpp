@@ -233,13 +233,16 @@ TEST(ArchTiming, MemoryBoundsAndCounters)
     EXPECT_LE(s.cycles, (long long)(bytes / 0.5) + s.compute_cycles + 200LL * s.tiles);
     EXPECT_GT(s.stall[MX_STALL_DRAM], 0);
 
-    // A slow RQU (1 element per cycle) bounds a GEMM with many outputs and a short K.
+    // A slow RQU (1 element per cycle) bounds a GEMM with many outputs and a
+    // short K: it re-quantizes the 64 x 64 outputs after they are computed,
+    // so the GEMM lasts at least compute + 4096 cycles, and the RQU's time
+    // after the last compute shows as drain.
     c.dram_bytes_per_cycle = 128;
     c.rqu_elements_per_cycle = 1;
     mx_gemm wide = make_gemm(64, 64, 8);
     ASSERT_EQ(mx_arch_gemm_timing(&c, &wide, &s, err, sizeof err), 0) << err;
-    EXPECT_EQ(s.cycles, 64 * 64);
-    EXPECT_GT(s.stall[MX_STALL_RQU], 0);
+    EXPECT_GE(s.cycles, 64 * 64 + s.compute_cycles);
+    EXPECT_GE(s.stall[MX_STALL_DRAIN], 64 * 64);
     c.rqu_elements_per_cycle = 32;
 
     // Ideal memory: no stalls.
@@ -381,6 +384,7 @@ TEST(Mapper, WithinOnePercentOfBruteForce)
     for (int it = 0; it < 12; it++) {
         mx_arch_config c;
         mx_arch_config_default(&c);
+        c.analytic_probes = 0; // the cost the mapper ranks with (docs/ARCH.md "Mapper")
         c.dataflow = (mx_dataflow)(it % 3);
         c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 16 << (mx_rng_next(&rng) % 5);
         c.sram[MX_OP_OUT].kib = 64;

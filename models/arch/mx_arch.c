@@ -81,6 +81,7 @@ void mx_arch_config_default(mx_arch_config *c)
     c->cols = 32;
     c->lanes = 8;
     c->dataflow = MX_DATAFLOW_OS;
+    c->analytic_probes = 1;
     c->pe_pipeline_depth = 4; /* S1 decode+mul, S2 align, S3 addtree, S4 accum (mx_pe.h) */
     c->fold_overlap = 1;
     c->scalesim_compat = 0;
@@ -416,10 +417,12 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
         memset(&g, 0, sizeof g);
         g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
         double fastest = -1;
+        mx_arch_config cq = *c;
+        cq.analytic_probes = 0; /* candidates are ranked with the calibrated bandwidth */
         for (size_t i = 0; i < ncand; i++) {
             if (fastest >= 0 && cand[i].lb > fastest * 1.01) break; /* no later candidate can be within 1% */
             mx_stats st;
-            analytic_tiled(c, &g, fa, fb, &fo, &cand[i].t, &st);
+            analytic_tiled(&cq, &g, fa, fb, &fo, &cand[i].t, &st);
             cand[i].cycles = (double)st.cycles;
             cand[i].exact = 1;
             if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
@@ -679,6 +682,29 @@ int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tili
     return 0;
 }
 
+/* Probes of one GEMM's transfers, by shape class (edge or not in m, n, k) and
+ * kind (A and/or B load, store). */
+typedef struct {
+    int have[2][2][2][8];
+    mx_tile_probe p[2][2][2][8];
+} probe_memo;
+
+static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, const mx_operand_fmt *fa,
+                                      const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
+                                      const mx_tiling *tl, long long mi, long long ni, long long ki,
+                                      long long m, long long n, long long k, int what)
+{
+    int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    if (what == MX_PROBE_STORE) ek = 0;
+    if (!pm->have[em][en][ek][what]) {
+        if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k,
+                                what, &pm->p[em][en][ek][what]) != 0)
+            return NULL;
+        pm->have[em][en][ek][what] = 1;
+    }
+    return &pm->p[em][en][ek][what];
+}
+
 /* The analytic engine for a given mapping (the mapper calls it for its
  * candidates). */
 static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
@@ -709,6 +735,15 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
      * compute ends is the drain stall. */
     long long compute_end = 0, end1 = 0, end2 = 0; /* compute end of tiles t-1, t-2 */
     long long dram_free = 0;                        /* DRAM busy with reads until   */
+    /* with a DRAM model, each distinct transfer is probed on it once */
+    int use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
+    int sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
+    probe_memo pm;
+    memset(&pm, 0, sizeof pm);
+    double probe_pj = 0;
+    long long probe_act = 0;
+    long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
+    long long rqu_free = 0, last_avail = 0, rqu_extra_elems = s->requant_elements;
     wr_queue wq = {0};                               /* output writes waiting for DRAM */
     long long last_a = -1, last_b = -1;
     long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
@@ -739,13 +774,27 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                     long long want = llmax(dram_free, c->double_buffer ? end2 : end1);
                     /* queued writes use the idle channel before this read */
                     wr_queue_serve(&wq, dram_free, want);
-                    dram_free = want + dram_cycles(c, la + lb, 0);
-                    ready = dram_free + dram_latency(c);
+                    const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
+                                                                     (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
+                    if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
+                        dram_free = want + llmax(1, pr->cycles - dram_latency(c));
+                        ready = want + pr->cycles;
+                        probe_pj += pr->cmd_pj;
+                        probe_act += pr->act;
+                    } else {
+                        dram_free = want + dram_cycles(c, la + lb, 0);
+                        ready = dram_free + dram_latency(c);
+                    }
                 }
                 long long start = llmax(end1, ready);
                 dram_stall += start - end1;
                 long long cyc = shape_cyc[em][en][ek];
                 long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
+                if (sram_walk) { /* the bank model the cycle engine uses, once per shape */
+                    if (shape_sram[em][en][ek] < 0)
+                        shape_sram[em][en][ek] = mx_cycle_tile_sram_stall(c, fa, fb, m, n, k);
+                    eff = cyc + llmax(0, shape_sram[em][en][ek]);
+                }
                 sram_stall += eff - cyc;
                 pure_compute += cyc;
                 compute_end = start + eff;
@@ -755,14 +804,30 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 long long store = mx_arch_tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, s);
                 long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
-                    wr_queue_push(&wq, compute_end, dram_cycles(c, store + extra, 1));
+                    long long wcyc = dram_cycles(c, store + extra, 1);
+                    const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
+                    if (pw) {
+                        wcyc = llmax(1, pw->cycles) + dram_cycles(c, extra, 1);
+                        probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
+                        probe_act += pw->act;
+                    }
+                    /* the RQU re-quantizes a finished output tile after its
+                     * last K tile; its store leaves when the codes are ready */
+                    long long avail = compute_end;
+                    if (ek && !c->scalesim_compat) {
+                        long long elems = m * n + (ntiles ? rqu_extra_elems / ntiles : 0);
+                        avail = llmax(compute_end, rqu_free) + cdiv(elems, c->rqu_elements_per_cycle);
+                        rqu_free = avail;
+                    }
+                    last_avail = llmax(last_avail, avail);
+                    wr_queue_push(&wq, avail, wcyc);
                 }
             }
         }
     }
     long long total = compute_end;
     if (!c->ideal_memory && wq.n > 0) {
-        long long wr_end = wr_queue_serve(&wq, dram_free, -1);
+        long long wr_end = llmax(last_avail, wr_queue_serve(&wq, dram_free, -1));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -795,9 +860,14 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
         double rd = 0, wr = 0;
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
         s->dram_model = 1;
-        s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
-        s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
-                            (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+        if (use_probes) {
+            s->dram_act = probe_act;
+            s->dram_energy_pj = probe_pj + (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+        } else {
+            s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
+            s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
+                                (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+        }
     }
 }
 

@@ -47,6 +47,9 @@ typedef struct {
     int fold_overlap;          /* 1: consecutive folds of a tile are pipelined     */
     int scalesim_compat;       /* 1: SCALE-Sim v2 conventions (docs/ARCH.md)       */
     mx_engine engine;          /* `engine` key / --engine: analytic (default) or cycle */
+    int analytic_probes;       /* analytic engine with a DRAM model: time each distinct tile
+                                * transfer on the DRAM model (1, default) or use the
+                                * calibrated bandwidth only (0; the mapper's inner loop) */
     /* numerics */
     char a_format[MX_FORMAT_NAME_MAX];   /* MX name ("mxsf", "mxfp8_e4m3") or plain ("bf16") */
     char b_format[MX_FORMAT_NAME_MAX];

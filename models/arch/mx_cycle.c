@@ -592,3 +592,66 @@ int mx_arch_gemm_cycle(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, c
 {
     return mx_arch_gemm_cycle_tiles(c, g, s, NULL, 0, err, errlen);
 }
+
+/* ---- probes for the analytic engine --------------------------------------- */
+
+int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                        const mx_operand_fmt *fo, long long M, long long N, long long K,
+                        long long r0, long long m, long long n0, long long n, long long k0, long long k,
+                        int what, mx_tile_probe *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!c->dram_model) return -1;
+    char err[200];
+    mx_dram *d = mx_dram_new(&c->dram, err, sizeof err);
+    if (!d) return -1;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    const uint64_t burst = (uint64_t)mx_dram_burst_bytes(&c->dram);
+    uint64_t base = 0;
+    mx_dma_matrix ma, mb, mo;
+    matrix_layout(c, fa, M, K, &base, &ma);
+    matrix_layout(c, fb, N, K, &base, &mb);
+    matrix_layout(c, fo, M, N, &base, &mo);
+    mx_dma_stream st;
+    mx_dma_stream_init(&st, burst);
+    int is_write = what == MX_PROBE_STORE;
+    if (what & MX_PROBE_A) mx_dma_stream_add_tile(&st, &ma, r0, m, k0, k);
+    if (what & MX_PROBE_B) mx_dma_stream_add_tile(&st, &mb, n0, n, k0, k);
+    if (is_write) mx_dma_stream_add_tile(&st, &mo, r0, m, n0, n);
+    uint64_t issued = 0, done = 0, last = 0, addr;
+    int have = mx_dma_stream_next(&st, &addr);
+    for (;;) {
+        while (have && mx_dram_can_accept(d, addr, is_write)) {
+            mx_dram_add(d, addr, is_write, issued++);
+            have = mx_dma_stream_next(&st, &addr);
+        }
+        mx_dram_done r;
+        while (mx_dram_pop_done(d, &r)) {
+            done++;
+            if (r.done > last) last = r.done;
+        }
+        if (!have && done == issued) break;
+        uint64_t nx = mx_dram_next_event(d);
+        if (nx == UINT64_MAX) break;
+        mx_dram_run_until(d, nx);
+    }
+    mx_dram_stats ds;
+    mx_dram_get_stats(d, &ds);
+    mx_dram_free(d);
+    out->bursts = (long long)issued;
+    out->cycles = (long long)ceil((double)last * ratio - 1e-9);
+    out->cmd_pj = ds.energy_pj[MX_DRAM_E_ACT] + ds.energy_pj[MX_DRAM_E_PRE] + ds.energy_pj[MX_DRAM_E_RD] +
+                  ds.energy_pj[MX_DRAM_E_WR];
+    out->act = (long long)ds.act;
+    return 0;
+}
+
+long long mx_cycle_tile_sram_stall(const mx_arch_config *c, const mx_operand_fmt *fa,
+                                   const mx_operand_fmt *fb, long long m, long long n, long long k)
+{
+    stall_memo *memo = calloc(1, sizeof *memo);
+    if (!memo) return -1;
+    long long st = tile_sram_stall(c, memo, fa, fb, m, n, k);
+    free(memo);
+    return st;
+}

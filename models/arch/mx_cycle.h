@@ -40,6 +40,28 @@ typedef struct {
 int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                              mx_cycle_tile *tiles, long long cap, char *err, size_t errlen);
 
+/* Bank-conflict stall cycles of all folds of an m x n x k tile (mx_sram
+ * model; the analytic engine charges the same); -1 on allocation failure. */
+long long mx_cycle_tile_sram_stall(const mx_arch_config *c, const mx_operand_fmt *fa,
+                                   const mx_operand_fmt *fb, long long m, long long n, long long k);
+
+/* One tile transfer run alone on a fresh DRAM (c->dram_model): the loads of
+ * the A and/or B tile rows [r0, r0+m) / [n0, n0+n) x K [k0, k0+k), or the
+ * store of the output tile, as the cycle engine's DMA moves them.  The
+ * analytic engine times and charges its transfers with these (one probe per
+ * distinct tile shape of a GEMM).  0, or -1 without a DRAM model. */
+enum { MX_PROBE_A = 1, MX_PROBE_B = 2, MX_PROBE_STORE = 4 };
+typedef struct {
+    long long bursts;
+    long long cycles;   /* accelerator cycles from the first request to the last data */
+    double cmd_pj;      /* ACT + PRE + RD/WR energy                                  */
+    long long act;
+} mx_tile_probe;
+int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                        const mx_operand_fmt *fo, long long M, long long N, long long K,
+                        long long r0, long long m, long long n0, long long n, long long k0, long long k,
+                        int what, mx_tile_probe *out);
+
 #ifdef __cplusplus
 }
 #endif
