@@ -222,7 +222,6 @@ typedef struct {
     uint32_t cas_since_act;          /* CAS commands to the open row    */
     uint8_t conflict_pre;            /* last PRE closed a row for a conflicting request */
     uint8_t act_conflict;            /* the open row was opened after such a PRE         */
-    uint32_t stamp_first, stamp_hit; /* scan epochs                     */
 } bank_st;
 
 typedef struct { int64_t act, rd, wr; } group_st;
@@ -238,22 +237,29 @@ typedef struct {
 } rank_st;
 
 typedef struct {
-    uint64_t addr, id, arrive;
+    uint64_t addr, id, arrive, seq; /* seq: arrival order, the age tie-break */
     int32_t row;
     int bank;                        /* flat bank index in the channel  */
+    int next, prev;                  /* the bank's list, in arrival order */
 } req_t;
 
+/* A queue: a pool of slots, each request linked into its bank's list
+ * (oldest first); a bit per bank with requests. */
 typedef struct {
-    req_t *q;
+    req_t *pool;
+    int *free_slots, nfree;
     int n;
+    int *head, *tail;                /* per bank, -1 if none */
+    uint64_t *mask;                  /* banks with requests  */
 } queue_t;
 
 enum { CAND_NONE = 0, CAND_CAS, CAND_ACT, CAND_PRE, CAND_REF, CAND_REFPRE };
 
 typedef struct {
     int kind;
-    int idx;                         /* queue index (CAS/ACT/PRE), rank (REF), bank (REFPRE) */
+    int idx;                         /* pool slot (CAS/ACT/PRE), rank (REF), bank (REFPRE) */
     uint64_t at;                     /* issuable at (clamped)           */
+    uint64_t seq;                    /* age of the request (CAS/ACT/PRE) */
 } cand_t;
 
 typedef struct {
@@ -263,7 +269,6 @@ typedef struct {
     queue_t rq, wq;
     uint32_t *nhit[2];               /* per bank: requests of queue [0]=read [1]=write hitting the open row */
     int draining;
-    uint32_t epoch;
     cand_t ref, hit, other;
     uint64_t next;                   /* earliest clock this channel acts (>= now) */
 } chan_t;
@@ -280,7 +285,8 @@ struct mx_dram {
     int nbank, bpr;                  /* banks per channel, per rank */
     int rank_sh, group_sh;           /* flat bank >> rank_sh = rank, >> group_sh = flat group */
     chan_t *ch;
-    uint64_t now, seq;
+    uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
+    int mask_words;
     inflight_t *heap;                /* min-heap on (done, seq)     */
     size_t nheap, capheap;
     mx_dram_done *fifo;              /* completed, not popped (ring) */
@@ -323,7 +329,11 @@ static void free_channels(mx_dram *d)
     for (int i = 0; i < d->c.channels; i++) {
         chan_t *ch = &d->ch[i];
         free(ch->bank); free(ch->group); free(ch->rank);
-        free(ch->rq.q); free(ch->wq.q); free(ch->nhit[0]); free(ch->nhit[1]);
+        for (int w = 0; w < 2; w++) {
+            queue_t *q = w ? &ch->wq : &ch->rq;
+            free(q->pool); free(q->free_slots); free(q->head); free(q->tail); free(q->mask);
+        }
+        free(ch->nhit[0]); free(ch->nhit[1]);
     }
     free(d->ch);
 }
@@ -339,6 +349,47 @@ void mx_dram_free(mx_dram *d)
 
 static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin);
 
+static int queue_init(queue_t *q, int size, int nbank, int words)
+{
+    q->pool = calloc((size_t)size, sizeof *q->pool);
+    q->free_slots = malloc((size_t)size * sizeof *q->free_slots);
+    q->head = malloc((size_t)nbank * sizeof *q->head);
+    q->tail = malloc((size_t)nbank * sizeof *q->tail);
+    q->mask = calloc((size_t)words, sizeof *q->mask);
+    if (!q->pool || !q->free_slots || !q->head || !q->tail || !q->mask) return -1;
+    for (int i = 0; i < size; i++) q->free_slots[i] = size - 1 - i;
+    q->nfree = size;
+    for (int b = 0; b < nbank; b++) q->head[b] = q->tail[b] = -1;
+    return 0;
+}
+
+static int queue_push(queue_t *q, const req_t *r)
+{
+    int s = q->free_slots[--q->nfree], b = r->bank;
+    req_t *e = &q->pool[s];
+    *e = *r;
+    e->next = -1;
+    e->prev = q->tail[b];
+    if (q->tail[b] >= 0) q->pool[q->tail[b]].next = s;
+    else { q->head[b] = s; q->mask[b >> 6] |= UINT64_C(1) << (b & 63); }
+    q->tail[b] = s;
+    q->n++;
+    return s;
+}
+
+static void queue_remove(queue_t *q, int s)
+{
+    req_t *e = &q->pool[s];
+    int b = e->bank;
+    if (e->prev >= 0) q->pool[e->prev].next = e->next;
+    else q->head[b] = e->next;
+    if (e->next >= 0) q->pool[e->next].prev = e->prev;
+    else q->tail[b] = e->prev;
+    if (q->head[b] < 0) q->mask[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    q->free_slots[q->nfree++] = s;
+    q->n--;
+}
+
 mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
 {
     if (mx_dram_config_check(c, err, errlen)) return NULL;
@@ -351,6 +402,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     d->nbank = c->ranks * d->bpr;
     d->rank_sh = log2i(d->bpr);
     d->group_sh = log2i(c->banks_per_group);
+    d->mask_words = (d->nbank + 63) / 64;
     d->ch = calloc((size_t)c->channels, sizeof *d->ch);
     if (!d->ch) goto oom;
     for (int i = 0; i < c->channels; i++) {
@@ -358,11 +410,12 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
         ch->bank = calloc((size_t)d->nbank, sizeof *ch->bank);
         ch->group = calloc((size_t)(c->ranks * c->bankgroups), sizeof *ch->group);
         ch->rank = calloc((size_t)c->ranks, sizeof *ch->rank);
-        ch->rq.q = calloc((size_t)c->queue_size, sizeof(req_t));
-        ch->wq.q = calloc((size_t)c->queue_size, sizeof(req_t));
+        if (queue_init(&ch->rq, c->queue_size, d->nbank, d->mask_words) ||
+            queue_init(&ch->wq, c->queue_size, d->nbank, d->mask_words))
+            goto oom;
         ch->nhit[0] = calloc((size_t)d->nbank, sizeof(uint32_t));
         ch->nhit[1] = calloc((size_t)d->nbank, sizeof(uint32_t));
-        if (!ch->bank || !ch->group || !ch->rank || !ch->rq.q || !ch->wq.q || !ch->nhit[0] || !ch->nhit[1])
+        if (!ch->bank || !ch->group || !ch->rank || !ch->nhit[0] || !ch->nhit[1])
             goto oom;
         for (int b = 0; b < d->nbank; b++) ch->bank[b].row = -1;
         /* staggered refresh as DRAMsim3's RANK_LEVEL_STAGGERED: one rank
@@ -406,9 +459,12 @@ static void update_mode(const mx_dram *d, chan_t *ch)
     ch->draining = wq > 0 && (rq == 0 || wq >= d->c.write_high || (ch->draining && wq > d->c.write_low));
 }
 
-static inline void offer(cand_t *best, int kind, int idx, uint64_t at)
+/* Earliest first, then oldest. */
+static inline void offer(cand_t *best, int kind, int idx, uint64_t at, uint64_t seq)
 {
-    if (at < best->at) { best->kind = kind; best->idx = idx; best->at = at; }
+    if (at < best->at || (at == best->at && seq < best->seq)) {
+        best->kind = kind; best->idx = idx; best->at = at; best->seq = seq;
+    }
 }
 
 static void set_next(const mx_dram *d, chan_t *ch, uint64_t tmin)
@@ -426,42 +482,38 @@ static void set_next(const mx_dram *d, chan_t *ch, uint64_t tmin)
  * clamped to tmin, the first clock a command may use. */
 static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
 {
-    const cand_t none = {CAND_NONE, -1, UINT64_MAX};
+    const cand_t none = {CAND_NONE, -1, UINT64_MAX, UINT64_MAX};
     ch->ref = ch->hit = ch->other = none;
     for (int r = 0; r < d->c.ranks; r++) {
         const rank_st *rk = &ch->rank[r];
         if (!rk->ref_pending) continue;
         if (rk->open_banks) {
             for (int b = r * d->bpr; b < (r + 1) * d->bpr; b++)
-                if (ch->bank[b].row >= 0) offer(&ch->ref, CAND_REFPRE, b, clampu(ch->bank[b].pre, tmin));
+                if (ch->bank[b].row >= 0) offer(&ch->ref, CAND_REFPRE, b, clampu(ch->bank[b].pre, tmin), (uint64_t)b);
         } else {
-            offer(&ch->ref, CAND_REF, r, clampu(rk->ref, tmin));
+            offer(&ch->ref, CAND_REF, r, clampu(rk->ref, tmin), (uint64_t)r);
         }
     }
     int w = ch->draining;
     const queue_t *q = w ? &ch->wq : &ch->rq;
     const uint32_t *nhit = ch->nhit[w];
-    uint32_t ep = ++ch->epoch;
-    if (ep == 0) { /* wrapped: reset stamps */
-        for (int b = 0; b < d->nbank; b++) ch->bank[b].stamp_first = ch->bank[b].stamp_hit = 0;
-        ep = ch->epoch = 1;
-    }
-    for (int i = 0; i < q->n; i++) {
-        const req_t *rq = &q->q[i];
-        int b = rq->bank;
-        bank_st *bk = &ch->bank[b];
-        if (ch->rank[b >> d->rank_sh].ref_pending) continue;
-        if (bk->row == rq->row) {
-            if (bk->stamp_hit != ep) {
-                bk->stamp_hit = ep;
-                offer(&ch->hit, CAND_CAS, i, clampu(cas_ready(d, ch, b, w), tmin));
+    /* per bank with requests: the oldest row hit (CAS); else, for a closed
+     * bank an ACT, for an open one a PRE if no request hits its row */
+    for (int k = 0; k < d->mask_words; k++)
+        for (uint64_t m = q->mask[k]; m; m &= m - 1) {
+            int b = k * 64 + __builtin_ctzll(m);
+            if (ch->rank[b >> d->rank_sh].ref_pending) continue;
+            const bank_st *bk = &ch->bank[b];
+            int s = q->head[b];
+            if (bk->row < 0) {
+                offer(&ch->other, CAND_ACT, s, clampu(act_ready(d, ch, b), tmin), q->pool[s].seq);
+            } else if (nhit[b] == 0) {
+                offer(&ch->other, CAND_PRE, s, clampu(bk->pre, tmin), q->pool[s].seq);
+            } else {
+                while (q->pool[s].row != bk->row) s = q->pool[s].next;
+                offer(&ch->hit, CAND_CAS, s, clampu(cas_ready(d, ch, b, w), tmin), q->pool[s].seq);
             }
-        } else if (bk->stamp_first != ep) {
-            if (bk->row < 0) offer(&ch->other, CAND_ACT, i, clampu(act_ready(d, ch, b), tmin));
-            else if (nhit[b] == 0) offer(&ch->other, CAND_PRE, i, clampu(bk->pre, tmin));
         }
-        bk->stamp_first = ep;
-    }
     set_next(d, ch, tmin);
 }
 
@@ -588,7 +640,7 @@ static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
     for (int w = 0; w < 2; w++) { /* requests that now hit this row */
         const queue_t *q = w ? &ch->wq : &ch->rq;
         int n = 0;
-        for (int i = 0; i < q->n; i++) n += q->q[i].bank == b && q->q[i].row == row;
+        for (int s = q->head[b]; s >= 0; s = q->pool[s].next) n += q->pool[s].row == row;
         ch->nhit[w][b] = (uint32_t)n;
     }
     bg_change(r, now, +1);
@@ -600,7 +652,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     const dram_tm *tm = &d->tm;
     const int64_t t = (int64_t)now;
     queue_t *q = w ? &ch->wq : &ch->rq;
-    req_t rq = q->q[idx];
+    req_t rq = q->pool[idx];
     int b = rq.bank, ri = b >> d->rank_sh, gi = b >> d->group_sh;
     bank_st *bk = &ch->bank[b];
     if (bk->cas_since_act++ > 0) d->st.row_hits++;
@@ -619,8 +671,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     g->rd = max64(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
     g->wr = max64(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
     bk->pre = max64(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
-    memmove(&q->q[idx], &q->q[idx + 1], (size_t)(q->n - idx - 1) * sizeof(req_t));
-    q->n--;
+    queue_remove(q, idx);
     ch->nhit[w][b]--;
     if (d->c.page_policy == MX_PAGE_CLOSED)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
@@ -657,7 +708,7 @@ static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
                     : ch->other.at <= now ? &ch->other : NULL;
     if (!c) { set_next(d, ch, now + 1); return; }
     int w = ch->draining;
-    const req_t *rq = c->kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->q[c->idx] : NULL;
+    const req_t *rq = c->kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->pool[c->idx] : NULL;
     switch (c->kind) {
     case CAND_CAS: do_cas(d, ch, w, c->idx, now); break;
     case CAND_ACT: do_act(d, ch, rq->bank, rq->row, now); break;
@@ -689,34 +740,33 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
     chan_t *ch = &d->ch[f[F_CH]];
     queue_t *q = is_write ? &ch->wq : &ch->rq;
     if (q->n >= d->c.queue_size) return -1;
-    if (!is_write && ch->wq.n) { /* read of a queued write: served from the write queue */
+    int b = (f[F_RA] * d->c.bankgroups + f[F_BG]) * d->c.banks_per_group + f[F_BA];
+    if (!is_write && ch->wq.head[b] >= 0) { /* read of a queued write: served from the write queue */
         uint64_t a = addr >> d->m.shift;
-        for (int i = 0; i < ch->wq.n; i++)
-            if (ch->wq.q[i].addr >> d->m.shift == a) {
+        for (int s = ch->wq.head[b]; s >= 0; s = ch->wq.pool[s].next)
+            if (ch->wq.pool[s].addr >> d->m.shift == a) {
                 inflight_t e = {d->now + 1, d->seq++, id, addr, d->now, 0};
                 heap_push(d, &e);
                 return 0;
             }
     }
-    int b = (f[F_RA] * d->c.bankgroups + f[F_BG]) * d->c.banks_per_group + f[F_BA];
-    req_t *r = &q->q[q->n++];
-    r->addr = addr; r->id = id; r->arrive = d->now; r->row = f[F_RO]; r->bank = b;
+    req_t nr = {addr, id, d->now, d->rseq++, f[F_RO], b, -1, -1};
+    int idx = queue_push(q, &nr);
     bank_st *bk = &ch->bank[b];
-    int hit = bk->row == r->row;
+    int hit = bk->row == nr.row;
     if (hit) ch->nhit[is_write][b]++;
     int was = ch->draining;
     update_mode(d, ch);
     if (ch->draining != was) { rescan(d, ch, d->now); return 0; } /* the active queue switched */
     if (is_write != ch->draining || ch->rank[b >> d->rank_sh].ref_pending) return 0;
-    if (hit && ch->other.kind == CAND_PRE && q->q[ch->other.idx].bank == b) {
+    if (hit && ch->other.kind == CAND_PRE && q->pool[ch->other.idx].bank == b) {
         rescan(d, ch, d->now); /* the chosen PRE lost its right to close a row with pending hits */
         return 0;
     }
     /* the youngest request: it becomes a candidate only by being strictly earlier */
-    int idx = q->n - 1;
-    if (hit) offer(&ch->hit, CAND_CAS, idx, clampu(cas_ready(d, ch, b, is_write), d->now));
-    else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, clampu(act_ready(d, ch, b), d->now));
-    else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, clampu(bk->pre, d->now));
+    if (hit) offer(&ch->hit, CAND_CAS, idx, clampu(cas_ready(d, ch, b, is_write), d->now), nr.seq);
+    else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, clampu(act_ready(d, ch, b), d->now), nr.seq);
+    else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, clampu(bk->pre, d->now), nr.seq);
     set_next(d, ch, d->now);
     return 0;
 }
