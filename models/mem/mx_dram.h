@@ -97,7 +97,9 @@ double mx_dram_peak_gbs(const mx_dram_config *c);
  * mapping naming each field once).  0, or -1 with "key 'NAME': ..." in err. */
 int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen);
 
-/* Decoded address (after dropping the burst offset bits). */
+/* Decoded address (after dropping the burst offset bits).  column is the
+ * mapping's co field, as DRAMsim3: the burst within the row (0 ..
+ * columns/BL - 1), not the device-word column. */
 typedef struct {
     int channel, rank, bankgroup, bank;
     int row, column;
