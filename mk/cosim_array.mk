@@ -115,10 +115,7 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 # cycle engine's tile record on a config matching the RTL (--engine;
 # docs/DATAPATH.md "Start-to-done against the cycle engine").  Without
 # back-pressure (with it every cosim-array run already checks the RTL against
-# its unthrottled schedule).  Not yet part of cosim-array / `make test`: the
-# engine has no controller lead or drain path and re-quantizes after the
-# tile's compute, so it differs on almost every tile (the MISMATCH lines say
-# by how much); add it to cosim-array once models/arch/mx_cycle.c models them.
+# its unthrottled schedule).  Part of cosim-array, so of `make test`.
 .PHONY: cosim-array-engine
 cosim-array-engine: $(BUILD)/mxsim-cosim-array
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3 --engine --quiet
@@ -129,6 +126,7 @@ cosim-array-engine: $(BUILD)/mxsim-cosim-array
 
 # `make cosim` (and with it `make test`) runs the array co-simulation after the unit regression.
 cosim-run: cosim-array
+cosim-array: cosim-array-engine
 
 # The array co-simulation again with the harness, its C++ twin and the C core
 # built with ASan + UBSan (the Verilated model uninstrumented), in $(BUILD)/san.

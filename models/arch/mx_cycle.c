@@ -193,6 +193,53 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
     return total;
 }
 
+/* ---- the array controller's tile: lead and drain (rtl/mx_array_ctrl.sv) ---- */
+
+/* Cycles from a tile's start to the last block of its re-quantized outputs
+ * leaving the array (RTL: start_i in cycle 0 to done_o), without SRAM stalls,
+ * for the output-stationary array with fold overlap:
+ *   lead 2: descriptor latch, synchronous SRAM read -> first K-step;
+ *   folds as mx_tile_compute_cycles (col-fold outer, start_{f+1} = start_f + max(t, r_f));
+ *   the result of PE (i, j) of fold f reaches the column FIFO head at
+ *   2 + start_f + t + i + j + P + 1; the column's collector takes one value a
+ *   cycle, in order; a block (rqu.block column: a fold's column; tile: the fold's
+ *   c columns, tiles in fold order) is re-quantized combinationally and leaves
+ *   the cycle after its last value entered; a full collector takes the next
+ *   value only in the cycle its block leaves; done the cycle after the last block.
+ * RQU throughput R * C elements per cycle (C column units or one R x C unit);
+ * -1 when the shape is outside this model (other dataflows, no overlap). */
+static long long tile_done_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat) return -1;
+    const long long R = c->rows, C = c->cols, P = c->pe_pipeline_depth, S = 2;
+    const long long t = cdiv(k, c->lanes);
+    long long *enter = malloc((size_t)(2 * C) * sizeof *enter);
+    if (!enter) return -1;
+    long long *left = enter + C;
+    for (long long j = 0; j < C; j++) enter[j] = left[j] = -1;
+    long long start = 0, prev_tile = -1, last = -1, prev_c = 0;
+    for (long long c0 = 0; c0 < n; c0 += C)
+        for (long long r0 = 0; r0 < m; r0 += R) {
+            const long long r = llmin(R, m - r0), cc = llmin(C, n - c0);
+            long long tile_full = -1;
+            for (long long j = 0; j < cc; j++) {
+                long long e = enter[j];
+                const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
+                for (long long i = 0; i < r; i++) {
+                    e = llmax(S + start + t + i + j + P + 1, e + 1);
+                    if (i == 0) e = llmax(e, gate);
+                }
+                enter[j] = e;
+                if (c->rqu_tile) tile_full = llmax(tile_full, e + 1);
+                else { left[j] = e + 1; last = llmax(last, e + 1); }
+            }
+            if (c->rqu_tile) { prev_tile = tile_full; last = llmax(last, tile_full); prev_c = cc; }
+            start += llmax(t, r);
+        }
+    free(enter);
+    return last + 1;
+}
+
 /* ---- the engine ----------------------------------------------------------- */
 
 #define LOAD_SLOTS 4 /* loads in flight: tiles t .. t+2 at most */
@@ -413,8 +460,16 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                         ss->out_idx = ti.out_idx;
                         long long elems = ti.m * ti.n + rqu_extra_per_out +
                                           (ti.out_idx == nouts - 1 ? rqu_extra_elems - rqu_extra_per_out * nouts : 0);
-                        long long rs = llmax(end, rqu_free);
-                        ss->rqu_end = rs + cdiv(elems, c->rqu_elements_per_cycle);
+                        long long done = c->rqu_elements_per_cycle >= c->rows * c->cols
+                                             ? tile_done_cycles(c, ti.m, ti.n, ti.k) : -1;
+                        if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
+                            long long extra = elems - ti.m * ti.n; /* second copies after the tile */
+                            ss->rqu_end = llmax(start + sst + done, rqu_free) +
+                                          (extra > 0 ? cdiv(extra, c->rqu_elements_per_cycle) : 0);
+                        } else {
+                            long long rs = llmax(end, rqu_free);
+                            ss->rqu_end = rs + cdiv(elems, c->rqu_elements_per_cycle);
+                        }
                         rqu_free = ss->rqu_end;
                         last_rqu_end = ss->rqu_end;
                         if (cp < cap && rec) rec[cp].rqu_end = ss->rqu_end;
