@@ -77,7 +77,7 @@ deps:
 
 # ---- main job -------------------------------------------------------------
 run: deps all
-	$(BUILD)/mxsim run -c configs/mxsf.yaml --compare configs/bf16.yaml -t traces/bert_base_train.csv -o $(BUILD)/run -q
+	$(BUILD)/mxsim run -c configs/mxsf.yaml --compare configs/bf16.yaml -t traces/bert_base_train.csv -o $(BUILD)/run -q --engine cycle
 
 # ---- tests: once normally, once under ASan+UBSan ---------------------------
 # MXSIM_BIN lets the CLI tests find the binary of the same build flavour.

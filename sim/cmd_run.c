@@ -501,21 +501,28 @@ static void print_comparison(const run_result *a, const run_result *b)
            on_x <= on_y ? "less" : "more");
     double dram_pj = 0;
     mx_energy_get(&a->energy, "dram_64b", &dram_pj);
+    char dram_desc[160];
+    if (a->cfg.dram_model)
+        snprintf(dram_desc, sizeof dram_desc, "DRAM %s, %d channel(s), energy from its IDD currents (docs/DRAM.md)",
+                 a->cfg.dram.name, a->cfg.dram.channels);
+    else
+        snprintf(dram_desc, sizeof dram_desc, "DRAM %.0f B/cycle, %.0f pJ per 64 bit", a->cfg.dram_bytes_per_cycle, dram_pj);
     printf("Assumptions behind our figure (docs/ENERGY.md):\n"
            "  - energies: %s (Horowitz ISSCC 2014, 45 nm, 0.9 V, plus documented derivations);\n"
            "  - multipliers scale with significand partial products (6x6 / 6x3 / 3x3 vs 8x8), products exact;\n"
            "  - %s mode mix: %.0f%% of MXSF elements in E2M5 mode (timing mode; functional mode counts codes);\n"
-           "  - same %dx%d array, %d lanes, buffers (A %.0f KiB, B %.0f KiB, out %.0f KiB) and DRAM (%.0f B/cycle);\n"
-           "  - memory traffic per byte: %s stores %s at %.3f bits/element, %s stores %s at %.3f; DRAM %.0f pJ/64 bit;\n"
+           "  - same %dx%d array, %d lanes, buffers (A %.0f KiB, B %.0f KiB, out %.0f KiB) and DRAM;\n"
+           "  - memory traffic per byte: %s stores %s at %.3f bits/element, %s stores %s at %.3f; %s;\n"
+           "  - cycles and DRAM energy from the %s engine;\n"
            "  - FP32 accumulation in both; same align width (%d bits); leakage identical per PE;\n"
            "  - no data-dependent toggling; training re-quantization copies: %s;\n"
-           "  - tiles chosen for %s (memory.tiling).\n",
+           "  - tiles chosen by the mapper for %s (memory.tiling).\n",
            a->energy.path, a->cfg.name, 100 * a->cfg.mxsf_wide_fraction, a->cfg.rows, a->cfg.cols,
            a->cfg.lanes, a->cfg.sram[0].kib, a->cfg.sram[1].kib, a->cfg.sram[2].kib,
-           a->cfg.dram_bytes_per_cycle, a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
-           b->cfg.a_format, bits_of(&b->cfg), dram_pj, a->cfg.align_width,
+           a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
+           b->cfg.a_format, bits_of(&b->cfg), dram_desc, mx_engine_name(a->cfg.engine), a->cfg.align_width,
            a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)",
-           a->cfg.tiling_min_traffic ? "least DRAM traffic" : "time (then least DRAM traffic)");
+           a->cfg.tiling_min_traffic ? "least DRAM traffic" : "time (then least DRAM traffic within 1%)");
 }
 
 int mxsim_cmd_run(int argc, char **argv)
@@ -541,24 +548,32 @@ int mxsim_cmd_run(int argc, char **argv)
         }
         if (o.compare_path) {
             print_comparison(&a, &b);
-            /* sensitivity to the tiler's objective: rerun both with the other one */
-            if (!o.functional && a.cfg.tiling_min_traffic == b.cfg.tiling_min_traffic &&
-                o.nsets < MAX_SETS) {
-                run_opts o2 = o;
-                o2.progress = 0;
-                o2.sets[o2.nsets++] = a.cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
-                run_result a2, b2;
-                memset(&a2, 0, sizeof a2);
-                memset(&b2, 0, sizeof b2);
-                if (simulate(&o2, o.config_path, &tr, &a2) == 0 && simulate(&o2, o.compare_path, &tr, &b2) == 0)
-                {
-                    double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
-                    printf("Sensitivity: with %s, %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f.\n",
-                           o2.sets[o2.nsets - 1], a.cfg.name, b.cfg.name, r2, 100 * fabs(1 - r2),
-                           r2 <= 1 ? "less" : "more", (double)a2.total.cycles / (double)b2.total.cycles);
+            /* sensitivity: the DRAM device (and the flat per-64-bit energy
+             * used before the DRAM model), then the tiler's objective; the
+             * fast analytic engine, both configs rerun each time */
+            if (!o.functional && o.nsets + 2 <= MAX_SETS) {
+                static const char *drams[4] = {"memory.dram=hbm2", "memory.dram=ddr4_3200",
+                                               "memory.dram=lpddr4_2400", "memory.dram=none"};
+                printf("Sensitivity (analytic engine; each line reruns both configs):\n");
+                for (int k = 0; k < 5; k++) {
+                    run_opts o2 = o;
+                    o2.progress = 0;
+                    o2.engine = "analytic";
+                    const char *set = k < 4 ? drams[k] : a.cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
+                    o2.sets[o2.nsets++] = set;
+                    run_result a2, b2;
+                    memset(&a2, 0, sizeof a2);
+                    memset(&b2, 0, sizeof b2);
+                    if (simulate(&o2, o.config_path, &tr, &a2) == 0 && simulate(&o2, o.compare_path, &tr, &b2) == 0) {
+                        double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
+                        printf("  %-24s %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f%s\n", set, a.cfg.name,
+                               b.cfg.name, r2, 100 * fabs(1 - r2), r2 <= 1 ? "less" : "more",
+                               (double)a2.total.cycles / (double)b2.total.cycles,
+                               k == 3 ? "  (flat dram_64b pJ per 64 bit: the figure before the DRAM model)" : "");
+                    }
+                    free(a2.rows);
+                    free(b2.rows);
                 }
-                free(a2.rows);
-                free(b2.rows);
             }
         }
         if (o.outdir) {

@@ -54,9 +54,14 @@ mx_gemm gemm(long long M, long long N, long long K)
 //  4 bursts at one per cycle: the last leaves the channel at cycle 4, its data
 //  arrives 10 cycles later -> ready 14.
 //  compute: one fold, t = 16/4 = 4 steps: 4 + 3 + 3 + (4-1) = 13 -> ends 27.
-//  RQU: 16 elements at 32/cycle = 1 cycle -> codes at 28.
-//  store: 4 rows of 8 bytes, all in burst 0 -> one write burst, done at 29.
-//  cycles 29 = 14 (dram stall) + 13 + 2 (drain).
+//  outputs: the RQU (32/cycle >= 16 PEs) sits on the controller's drain path
+//  (rtl/mx_array_ctrl.sv, docs/DATAPATH.md): 2 cycles of lead (descriptor,
+//  SRAM read), PE (i, j)'s result at the column FIFO head at
+//  2 + t + i + j + P + 1 = 11 + i + j after the tile's start, one value per
+//  cycle into column j's collector: column 3's last (i = 3) enters at 17, its
+//  block leaves at 18, done at 19 -> codes at 14 + 19 = 33.
+//  store: 4 rows of 8 bytes, all in burst 0 -> one write burst, done at 34.
+//  cycles 34 = 14 (dram stall) + 13 + 7 (drain).
 TEST(CycleEngine, OneTileByHand)
 {
     mx_arch_config c = chan_cfg();
@@ -64,10 +69,10 @@ TEST(CycleEngine, OneTileByHand)
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
-    EXPECT_EQ(s.cycles, 29);
+    EXPECT_EQ(s.cycles, 34);
     EXPECT_EQ(s.compute_cycles, 13);
     EXPECT_EQ(s.stall[MX_STALL_DRAM], 14);
-    EXPECT_EQ(s.stall[MX_STALL_DRAIN], 2);
+    EXPECT_EQ(s.stall[MX_STALL_DRAIN], 7);
     EXPECT_EQ(s.stall[MX_STALL_SRAM], 0);
     EXPECT_EQ(s.dram_read[MX_OP_A], 2 * 64);
     EXPECT_EQ(s.dram_read[MX_OP_B], 2 * 64);
@@ -82,7 +87,13 @@ TEST(CycleEngine, OneTileByHand)
     // the read latency is paid once per load: 25 more cycles of it, 25 more cycles
     c.dram_latency = 35;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
-    EXPECT_EQ(s.cycles, 54);
+    EXPECT_EQ(s.cycles, 59);
+
+    // a slower RQU (8 elements/cycle < 16 PEs) re-quantizes after the tile's
+    // compute instead: 27 + ceil(16 / 8) = 29, write done at 30 (+25 latency: 55)
+    c.rqu_elements_per_cycle = 8;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+    EXPECT_EQ(s.cycles, 55);
 }
 
 // Two K tiles (K = 32, buffers that hold half of it): the partial sums of the
