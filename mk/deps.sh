@@ -13,6 +13,7 @@ need libyaml-cpp-dev   /usr/include/yaml-cpp/yaml.h
 need libinih-dev       /usr/include/ini.h
 need libgtest-dev      /usr/include/gtest/gtest.h
 need yosys             /usr/bin/yosys
+need gnuplot-nox       /usr/bin/gnuplot
 [ -z "$missing" ] && exit 0
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" = 0 ]; then

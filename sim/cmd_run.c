@@ -36,6 +36,7 @@ typedef struct {
     int progress; /* -1 auto (terminal), 0 off, 1 on */
     uint64_t seed;
     const char *engine; /* --engine: overrides the config's `engine` key */
+    int no_sensitivity; /* --no-sensitivity: --compare without the reruns */
 } run_opts;
 
 typedef struct {
@@ -51,7 +52,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mxsim run -c CONFIG.yaml -t TRACE.csv [--mode timing|functional] [-o OUTDIR]\n"
             "                 [--compare BASELINE.yaml] [--set KEY=VALUE]... [--seed N]\n"
-            "                 [--engine analytic|cycle]\n"
+            "                 [--engine analytic|cycle] [--no-sensitivity]\n"
             "  --engine cycle steps tile loads, DRAM (memory.dram), SRAM banks, folds and the\n"
             "  RQU by exact events; analytic (default) uses closed forms.\n"
             "                 [--data DIR] [--progress|--no-progress] [-q]\n"
@@ -75,6 +76,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
         if (!strcmp(a, "--progress")) { o->progress = 1; continue; }
         if (!strcmp(a, "--no-progress")) { o->progress = 0; continue; }
+        if (!strcmp(a, "--no-sensitivity")) { o->no_sensitivity = 1; continue; }
         int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
@@ -551,7 +553,7 @@ int mxsim_cmd_run(int argc, char **argv)
             /* sensitivity: the DRAM device (and the flat per-64-bit energy
              * used before the DRAM model), then the tiler's objective; the
              * fast analytic engine, both configs rerun each time */
-            if (!o.functional && o.nsets + 2 <= MAX_SETS) {
+            if (!o.functional && !o.no_sensitivity && o.nsets + 2 <= MAX_SETS) {
                 static const char *drams[4] = {"memory.dram=hbm2", "memory.dram=ddr4_3200",
                                                "memory.dram=lpddr4_2400", "memory.dram=none"};
                 printf("Sensitivity (analytic engine; each line reruns both configs):\n");
