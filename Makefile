@@ -97,6 +97,8 @@ test-extra:: all
 
 bench: deps all $(BUILD)/bench/mxsim_bench
 	$(BUILD)/bench/mxsim_bench
+	@echo "bench_cycle_engine"
+	@sh mk/bench_cycle.sh $(BUILD)/mxsim
 
 BENCH_SRC := $(sort $(wildcard bench/*.c))
 $(BUILD)/bench/mxsim_bench: $(BENCH_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/libmxcore.a
