@@ -72,8 +72,9 @@ struct Dram {
     {
         std::vector<uint64_t> done(max_ids, 0);
         size_t got = 0;
-        uint64_t last = 0;
+        uint64_t last = 0, limit = now() + 2000000; // a broken model must fail, not hang
         while (got < n) {
+            if (now() > limit) { ADD_FAILURE() << "requests not completed by clock " << limit; break; }
             mx_dram_done r;
             while (mx_dram_pop_done(d, &r)) {
                 EXPECT_LE(last, r.done) << "completion order";
