@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 #include <vector>
 
 extern "C" {
@@ -239,4 +240,21 @@ TEST(Dma, TileBursts)
     mx_dma_stream_add_tile(&s, &m, 2, 2, 0, 64);
     EXPECT_EQ(got, (std::vector<uint64_t>{1152, 1216, 1280, 1344, 4096})); // both scale rows in one burst
     EXPECT_EQ(mx_dma_stream_bursts(&s), 5u);
+}
+
+// A config naming a DRAM that was never loaded (a caller skipped
+// mx_config_dram) is refused by both engines instead of silently timing the
+// bandwidth channel.
+TEST(CycleEngine, UnloadedDramIsAnError)
+{
+    mx_arch_config c = chan_cfg();
+    snprintf(c.dram_preset, sizeof c.dram_preset, "hbm2");
+    mx_gemm g = gemm(4, 4, 16);
+    mx_stats s;
+    char err[256];
+    for (int e = 0; e < 2; e++) {
+        c.engine = e ? MX_ENGINE_CYCLE : MX_ENGINE_ANALYTIC;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), -1);
+        EXPECT_NE(std::string(err).find("memory.dram"), std::string::npos) << err;
+    }
 }

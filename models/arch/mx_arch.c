@@ -650,6 +650,8 @@ int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_f
         return fail(err, errlen, "unknown output format '%s'", c->out_format);
     if ((fa->is_mx || fb->is_mx) && k_extent_of_block(c) % c->lanes != 0)
         return fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
+    if (c->dram_preset[0] && !c->dram_model) /* a caller that skipped mx_config_dram would time the wrong memory */
+        return fail(err, errlen, "key 'memory.dram': DRAM '%s' named but not loaded", c->dram_preset);
     return 0;
 }
 

@@ -182,7 +182,10 @@ int main(int argc, char **argv)
     if (!cpath || !tpath) { usage(stderr); return 2; }
     char err[700], epath[MX_ARCH_PATH_MAX];
     mx_arch_config cfg;
-    if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0) { fprintf(stderr, "mxsim-cosim-array: %s\n", err); return 2; }
+    if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 || mx_config_dram(cpath, &cfg, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim-cosim-array: %s\n", err);
+        return 2;
+    }
     if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
         cfg.pe_pipeline_depth != 4 || cfg.scalesim_compat || !cfg.fold_overlap) {
         fprintf(stderr, "mxsim-cosim-array: %s: keys 'arch.rows/cols/lanes/dataflow/pe_pipeline_depth/fold_overlap/"
