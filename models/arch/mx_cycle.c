@@ -414,7 +414,8 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
         while (progress) {
             progress = 0;
             /* compute: tile cp once its load is in and its output half is free */
-            if (cp < ntiles && st_tail - st_head < STORE_SLOTS) {
+            if (cp < ntiles && st_tail - st_head < STORE_SLOTS && loads[cp % LOAD_SLOTS].tile == cp &&
+                loads[cp % LOAD_SLOTS].all_issued && loads[cp % LOAD_SLOTS].outstanding == 0) {
                 load_slot *ls = &loads[cp % LOAD_SLOTS];
                 tile_info ti;
                 tile_at(&w, cp, &ti);
