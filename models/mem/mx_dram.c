@@ -12,10 +12,11 @@
  *
  * Speed: the scheduler's choice only changes when its state changes (a
  * command issues, a request arrives, a refresh falls due), so after each
- * change one scan over the active queue finds the best candidate of each
- * class and the clock it becomes issuable (ch->next); clocks before it are
- * skipped in O(1).  The same code runs for tick() and run_until(), so both
- * give identical results.
+ * change one pass over the banks with requests in the active queue (each
+ * queue keeps a list per bank, oldest first) finds the best candidate of
+ * each class and the clock it becomes issuable (ch->next); clocks before it
+ * are skipped in O(1).  The same code runs for tick() and run_until(), so
+ * both give identical results.
  */
 #include "mem/mx_dram.h"
 
