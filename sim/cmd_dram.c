@@ -6,6 +6,7 @@
  * length is not bounded by memory.
  */
 #include "dram_config.h"
+#include "json_out.h"
 #include "mxsim_cmd.h"
 #include "version.h"
 
@@ -311,34 +312,18 @@ static void print_table(const dram_opts *o, const mx_dram_config *c, const dram_
 
 /* ---- JSON ------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
 
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.17g", v);
-    else fprintf(f, "null");
-}
 
 static void json_config(FILE *f, const mx_dram_config *c)
 {
     fprintf(f, "{\n    \"name\": ");
-    json_str(f, c->name);
+    mx_json_str(f, c->name);
     fprintf(f, ",\n    \"channels\": %d,\n    \"ranks\": %d,\n    \"bankgroups\": %d,\n    \"banks_per_group\": %d,\n"
                "    \"rows\": %d,\n    \"columns\": %d,\n    \"device_width\": %d,\n    \"bus_bits\": %d,\n"
                "    \"BL\": %d,\n    \"tCK_ns\": ",
             c->channels, c->ranks, c->bankgroups, c->banks_per_group, c->rows, c->columns, c->device_width,
             c->bus_bits, c->BL);
-    json_num(f, c->tCK_ns);
+    mx_json_num(f, c->tCK_ns);
     fprintf(f, ",\n    \"timing\": {");
     for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
         const mx_dram_timing_field *e = &mx_dram_timing_table[i];
@@ -347,16 +332,16 @@ static void json_config(FILE *f, const mx_dram_config *c)
         fprintf(f, "%s\"%s\": %d", i ? ", " : "", e->name, v);
     }
     fprintf(f, "},\n    \"power\": {\"VDD\": ");
-    json_num(f, c->p.VDD);
+    mx_json_num(f, c->p.VDD);
     const char *pn[6] = {"IDD0", "IDD2N", "IDD3N", "IDD4R", "IDD4W", "IDD5"};
     const double pv[6] = {c->p.IDD0, c->p.IDD2N, c->p.IDD3N, c->p.IDD4R, c->p.IDD4W, c->p.IDD5};
     for (int i = 0; i < 6; i++) {
         fprintf(f, ", \"%s\": ", pn[i]);
-        json_num(f, pv[i]);
+        mx_json_num(f, pv[i]);
     }
     fprintf(f, "},\n    \"page_policy\": \"%s\",\n    \"address_mapping\": ",
             c->page_policy == MX_PAGE_OPEN ? "open" : "closed");
-    json_str(f, c->address_mapping);
+    mx_json_str(f, c->address_mapping);
     fprintf(f, ",\n    \"queue_size\": %d,\n    \"write_high\": %d,\n    \"write_low\": %d,\n    \"refresh\": %s\n  }",
             c->queue_size, c->write_high, c->write_low, c->refresh ? "true" : "false");
 }
@@ -367,11 +352,11 @@ static int write_json(const char *path, const dram_opts *o, const mx_dram_config
     if (!f) return -1;
     const mx_dram_stats *s = &r->s;
     fprintf(f, "{\n  \"engine\": \"dram\",\n  \"version\": ");
-    json_str(f, mxsim_version());
+    mx_json_str(f, mxsim_version());
     fprintf(f, ",\n  \"config_path\": ");
-    json_str(f, o->config_path);
+    mx_json_str(f, o->config_path);
     fprintf(f, ",\n  \"trace\": ");
-    json_str(f, o->trace_path);
+    mx_json_str(f, o->trace_path);
     fprintf(f, ",\n  \"cycles_limit\": ");
     if (o->cycles) fprintf(f, "%" PRIu64, o->cycles);
     else fprintf(f, "null");
@@ -380,23 +365,23 @@ static int write_json(const char *path, const dram_opts *o, const mx_dram_config
             s->cycles, r->fed, r->fed - r->completed, r->unissued);
     fprintf(f, "  \"reads_done\": %" PRIu64 ",\n  \"writes_done\": %" PRIu64 ",\n  \"avg_read_latency\": ",
             s->reads_done, s->writes_done);
-    json_num(f, avg_read_latency(r));
+    mx_json_num(f, avg_read_latency(r));
     fprintf(f, ",\n  \"read_latency_sum\": %" PRIu64 ",\n  \"act\": %" PRIu64 ",\n  \"pre\": %" PRIu64 ",\n  \"rd\": %" PRIu64
                ",\n  \"wr\": %" PRIu64 ",\n  \"ref\": %" PRIu64 ",\n  \"row_hits\": %" PRIu64 ",\n  \"row_misses\": %" PRIu64
                ",\n  \"row_conflicts\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n  \"bandwidth_gbs\": ",
             s->read_latency_sum, s->act, s->pre, s->rd, s->wr, s->ref, s->row_hits, s->row_misses, s->row_conflicts,
             (s->reads_done + s->writes_done) * (uint64_t)mx_dram_burst_bytes(c));
-    json_num(f, bandwidth_gbs(c, r));
+    mx_json_num(f, bandwidth_gbs(c, r));
     fprintf(f, ",\n  \"peak_bandwidth_gbs\": ");
-    json_num(f, mx_dram_peak_gbs(c));
+    mx_json_num(f, mx_dram_peak_gbs(c));
     fprintf(f, ",\n  \"energy_pj\": {");
     for (int i = 0; i < MX_DRAM_E_N; i++) {
         fprintf(f, "\"%s\": ", mx_dram_energy_name((mx_dram_energy)i));
-        json_num(f, s->energy_pj[i]);
+        mx_json_num(f, s->energy_pj[i]);
         fprintf(f, ", ");
     }
     fprintf(f, "\"total\": ");
-    json_num(f, s->energy_total_pj);
+    mx_json_num(f, s->energy_total_pj);
     fprintf(f, "},\n  \"config\": ");
     json_config(f, c);
     fprintf(f, "\n}\n");

@@ -5,6 +5,7 @@
  * configuration and the energy ratio is printed (the `make run` job).
  */
 #include "config_yaml.h"
+#include "json_out.h"
 #include "mxsim_cmd.h"
 #include "operand_data.h"
 #include "version.h"
@@ -293,47 +294,31 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
 
 /* ---- reports --------------------------------------------------------------- */
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
-}
 
-static void json_num(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.17g", v);
-    else fprintf(f, "null");
-}
 
 static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, const char *ind)
 {
     static const char *op[3] = {"a", "b", "out"};
     fprintf(f, "%s\"cycles\": %lld,\n", ind, s->cycles);
     fprintf(f, "%s\"energy_pj\": ", ind);
-    json_num(f, s->energy_total_pj);
+    mx_json_num(f, s->energy_total_pj);
     fprintf(f, ",\n%s\"compute_cycles\": %lld,\n", ind, s->compute_cycles);
     fprintf(f, "%s\"stall_cycles\": {", ind);
     for (int i = 0; i < MX_NSTALL; i++)
         fprintf(f, "%s\"%s\": %lld", i ? ", " : "", mx_stall_name((mx_stall_cause)i), s->stall[i]);
     fprintf(f, "},\n%s\"utilization\": ", ind);
-    json_num(f, util(c, s));
+    mx_json_num(f, util(c, s));
     fprintf(f, ",\n%s\"macs\": %lld,\n%s\"macs_by_mode\": {", ind, s->macs, ind);
     int first = 1;
     for (int a = MX_SIG_MAX; a >= 0; a--)
         for (int b = MX_SIG_MAX; b >= 0; b--)
             if (s->mul[a][b] > 0) {
                 fprintf(f, "%s\"%dx%d\": ", first ? "" : ", ", a, b);
-                json_num(f, s->mul[a][b]);
+                mx_json_num(f, s->mul[a][b]);
                 first = 0;
             }
     fprintf(f, "},\n%s\"unit_activations\": {\"multiplier\": ", ind);
-    json_num(f, (double)s->macs);
+    mx_json_num(f, (double)s->macs);
     fprintf(f, ", \"accumulator\": %lld, \"scale_adder\": %lld, \"rqu\": %lld},\n", s->pe_steps,
             s->scale_adds, s->rqu_elements);
     const char *names[4] = {"sram_read_bytes", "sram_write_bytes", "dram_read_bytes", "dram_write_bytes"};
@@ -355,16 +340,16 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
         fprintf(f, "%s\"dram_commands\": {\"act\": %lld, \"estimated\": true},\n", ind, s->dram_act);
     if (s->functional) {
         fprintf(f, "%s\"qsnr_db\": ", ind);
-        json_num(f, s->qsnr_db);
+        mx_json_num(f, s->qsnr_db);
         fprintf(f, ",\n%s\"max_abs_err\": ", ind);
-        json_num(f, s->max_abs_err);
+        mx_json_num(f, s->max_abs_err);
         fprintf(f, ",\n%s\"checked_outputs\": %lld,\n%s\"sampled\": %s,\n", ind, s->checked_outputs, ind,
                 s->sampled ? "true" : "false");
     }
     fprintf(f, "%s\"energy_by_component_pj\": {", ind);
     for (int i = 0; i < MX_E_NCOMP; i++) {
         fprintf(f, "%s\"%s\": ", i ? ", " : "", mx_energy_comp_name((mx_energy_comp)i));
-        json_num(f, s->energy_pj[i]);
+        mx_json_num(f, s->energy_pj[i]);
     }
     fprintf(f, "}\n");
 }
@@ -374,35 +359,35 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fprintf(f, "{\n  \"config\": ");
-    json_str(f, o->config_path);
+    mx_json_str(f, o->config_path);
     fprintf(f, ",\n  \"config_name\": ");
-    json_str(f, r->cfg.name);
+    mx_json_str(f, r->cfg.name);
     fprintf(f, ",\n  \"energy_table\": ");
-    json_str(f, r->energy.path);
+    mx_json_str(f, r->energy.path);
     fprintf(f, ",\n  \"trace\": ");
-    json_str(f, o->trace_path);
+    mx_json_str(f, o->trace_path);
     fprintf(f, ",\n  \"mxsim_version\": ");
-    json_str(f, mxsim_version());
+    mx_json_str(f, mxsim_version());
     fprintf(f, ",\n  \"mode\": \"%s\",\n  \"engine\": \"%s\",\n  \"dram\": ", o->functional ? "functional" : "timing",
             mx_engine_name(r->cfg.engine));
     if (r->cfg.dram_model) {
         fprintf(f, "{\"name\": ");
-        json_str(f, r->cfg.dram.name);
+        mx_json_str(f, r->cfg.dram.name);
         fprintf(f, ", \"preset\": ");
-        json_str(f, r->cfg.dram_preset);
+        mx_json_str(f, r->cfg.dram_preset);
         fprintf(f, ", \"channels\": %d, \"tCK_ns\": ", r->cfg.dram.channels);
-        json_num(f, r->cfg.dram.tCK_ns);
+        mx_json_num(f, r->cfg.dram.tCK_ns);
         fprintf(f, "}");
     } else {
         fprintf(f, "{\"bytes_per_cycle\": ");
-        json_num(f, r->cfg.dram_bytes_per_cycle);
+        mx_json_num(f, r->cfg.dram_bytes_per_cycle);
         fprintf(f, ", \"latency\": %d}", r->cfg.dram_latency);
     }
     fprintf(f, ",\n  \"gemms\": [\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
         fprintf(f, "    {\n      \"name\": ");
-        json_str(f, g->name);
+        mx_json_str(f, g->name);
         fprintf(f, ",\n      \"phase\": \"%s\",\n      \"M\": %lld,\n      \"N\": %lld,\n      \"K\": %lld,\n"
                    "      \"count\": %lld,\n      \"line\": %d,\n",
                 mx_phase_name(g->phase), g->M, g->N, g->K, g->count, g->line);

@@ -6,16 +6,7 @@
 // docs/DECISIONS.md ("DRAM configuration").
 #include "dram_config.h"
 
-// GCC 12 reports a false -Wdangling-pointer inside yaml-cpp's Node assignment
-// (node/impl.h); the warning is silenced for the library's header only.
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdangling-pointer"
-#endif
-#include <yaml-cpp/yaml.h>
-#if defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 12
-#pragma GCC diagnostic pop
-#endif
+#include "yaml_cpp.h"
 
 #include <ini.h>
 

@@ -4,28 +4,14 @@
  * Decisions: docs/ARCH.md.
  */
 #include "arch/mx_arch.h"
+#include "util/mx_util.h"
 #include "arch/mx_cycle.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
-static long long llmax(long long a, long long b) { return a > b ? a : b; }
-static long long llmin(long long a, long long b) { return a < b ? a : b; }
 static long long gcd_ll(long long a, long long b)
 {
     while (b) { long long t = a % b; a = b; b = t; }
@@ -169,7 +155,7 @@ int mx_arch_config_check(const mx_arch_config *c, char *err, size_t errlen)
     const char *keys[3] = {"format.a", "format.b", "format.out"};
     for (int i = 0; i < 3; i++)
         if (mx_operand_fmt_resolve(c, names[i], &f) != 0)
-            return fail(err, errlen, "key '%s': unknown format '%s'", keys[i], names[i]);
+            return mx_fail(err, errlen, "key '%s': unknown format '%s'", keys[i], names[i]);
     int kb = k_extent_of_block(c);
     int any_mx = 0;
     for (int i = 0; i < 2; i++) {
@@ -178,11 +164,11 @@ int mx_arch_config_check(const mx_arch_config *c, char *err, size_t errlen)
     }
     if (any_mx && kb % c->lanes != 0) {
         if (c->tile_rows > 0)
-            return fail(err, errlen,
+            return mx_fail(err, errlen,
                         "key 'arch.lanes': %d lanes must divide the tile extent along K (%d) so a "
                         "cycle's lanes share one scale pair",
                         c->lanes, kb);
-        return fail(err, errlen,
+        return mx_fail(err, errlen,
                     "key 'arch.lanes': %d lanes must divide format.block (%d) so a cycle's lanes "
                     "share one scale pair",
                     c->lanes, kb);
@@ -204,7 +190,7 @@ long long mx_fold_cycles(const mx_arch_config *c, int r, int cc, long long t)
 void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long long k,
                       long long *sr, long long *sc, long long *t)
 {
-    long long ks = cdiv(k, c->lanes); /* L lanes consume L elements of K per PE-cycle */
+    long long ks = mx_cdiv(k, c->lanes); /* L lanes consume L elements of K per PE-cycle */
     switch (c->dataflow) {
     case MX_DATAFLOW_WS: *sr = ks; *sc = n; *t = m; break;
     case MX_DATAFLOW_IS: *sr = ks; *sc = m; *t = n; break;
@@ -217,7 +203,7 @@ long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
     const long long R = c->rows, C = c->cols;
-    long long nrf = cdiv(sr, R), ncf = cdiv(sc, C);
+    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
     int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
     if (!c->fold_overlap || c->scalesim_compat) {
         return (nrf - 1) * (ncf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) +
@@ -244,12 +230,12 @@ long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long
         long long end;
         if (c->dataflow == MX_DATAFLOW_OS) {
             long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
-            end = n_R * llmax(t, R) + n_rl * llmax(t, rl) + mx_fold_cycles(c, r, cc, t);
+            end = n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t);
         } else {
             long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
             long long n_R = f - n_rl;
             long long r0 = nrf > 1 ? R : rl;
-            end = r0 + n_R * llmax(t, R) + n_rl * llmax(t, rl) + mx_fold_cycles(c, r, cc, t) - r;
+            end = r0 + n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t) - r;
         }
         if (end > best) best = end;
     }
@@ -270,7 +256,7 @@ static double tiling_traffic(long long M, long long N, long long K, long long mt
                              long long kt, double ba, double bb, int n_outer)
 {
     double A = (double)M * K * ba / 8, B = (double)K * N * bb / 8;
-    long long mtl = cdiv(M, mt), ntl = cdiv(N, nt), ktl = cdiv(K, kt);
+    long long mtl = mx_cdiv(M, mt), ntl = mx_cdiv(N, nt), ktl = mx_cdiv(K, kt);
     if (!n_outer) { /* m outer: A(m, k) reused across n if k_tiles == 1 */
         double a = ktl == 1 ? A : A * ntl;
         double b = (ktl == 1 && ntl == 1) ? B : B * mtl;
@@ -329,7 +315,7 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     long long mg = c->rows, ng = c->cols;
     if (c->dataflow == MX_DATAFLOW_IS) { mg = c->cols; ng = 1; }
     if (c->dataflow == MX_DATAFLOW_WS) { mg = 1; }
-    long long Mr = cdiv(M, mg) * mg, Nr = cdiv(N, ng) * ng, Kr = cdiv(K, kg) * kg;
+    long long Mr = mx_cdiv(M, mg) * mg, Nr = mx_cdiv(N, ng) * ng, Kr = mx_cdiv(K, kg) * kg;
     memset(t, 0, sizeof *t);
     if (c->ideal_memory) {
         t->mt = M; t->nt = N; t->kt = K;
@@ -360,8 +346,8 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
         long long *v = pass ? nts : mts;
         int *nv = pass ? &nn : &nm;
         for (long long e = g;; e = e * 2 < R ? e * 2 : R) {
-            long long q = cdiv(X, llmin(e, X));
-            long long bal = cdiv(cdiv(X, q), g) * g;
+            long long q = mx_cdiv(X, mx_llmin(e, X));
+            long long bal = mx_cdiv(mx_cdiv(X, q), g) * g;
             v[(*nv)++] = e;
             if (bal != e && *nv < 129) v[(*nv)++] = bal;
             if (e >= R || *nv >= 128) break;
@@ -377,12 +363,12 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
             double kmax_d = ka < kb ? ka : kb;
             long long kmax = kmax_d >= (double)Kr ? Kr : ((long long)kmax_d / kg) * kg;
             if (kmax < kg) continue;
-            long long qmin = cdiv(K, kmax);
+            long long qmin = mx_cdiv(K, kmax);
             long long kts[5];
             int nk = 0;
             kts[nk++] = kmax;
             for (long long q = qmin; q < qmin + 4; q++) {
-                long long kt = cdiv(cdiv(K, q), kg) * kg;
+                long long kt = mx_cdiv(mx_cdiv(K, q), kg) * kg;
                 if (kt <= kmax && kt >= kg && kt != kts[nk - 1]) kts[nk++] = kt;
             }
             for (int kk = 0; kk < nk; kk++)
@@ -390,14 +376,14 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
                     if (ncand == cap) {
                         cap = cap ? cap * 2 : 256;
                         mx_map_cand *nc = realloc(cand, cap * sizeof *cand);
-                        if (!nc) { free(cand); return fail(err, errlen, "out of memory in the mapper"); }
+                        if (!nc) { free(cand); return mx_fail(err, errlen, "out of memory in the mapper"); }
                         cand = nc;
                     }
                     mx_map_cand *m = &cand[ncand++];
                     memset(m, 0, sizeof *m);
-                    m->t.mt = llmin(mt, M); m->t.nt = llmin(nt, N); m->t.kt = llmin(kts[kk], K);
+                    m->t.mt = mx_llmin(mt, M); m->t.nt = mx_llmin(nt, N); m->t.kt = mx_llmin(kts[kk], K);
                     m->t.n_outer = o;
-                    m->t.m_tiles = cdiv(M, m->t.mt); m->t.n_tiles = cdiv(N, m->t.nt); m->t.k_tiles = cdiv(K, m->t.kt);
+                    m->t.m_tiles = mx_cdiv(M, m->t.mt); m->t.n_tiles = mx_cdiv(N, m->t.nt); m->t.k_tiles = mx_cdiv(K, m->t.kt);
                     m->t.dram_bytes = tiling_traffic(M, N, K, m->t.mt, m->t.nt, m->t.kt, ba, bb, o);
                     m->tiles = m->t.m_tiles * m->t.n_tiles * m->t.k_tiles;
                     m->lb = map_lower_bound(c, &m->t, M, N, K);
@@ -412,7 +398,7 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     } else if (ncand) {
         qsort(cand, ncand, sizeof *cand, cmp_lb);
         mx_operand_fmt fo;
-        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return fail(err, errlen, "unknown output format '%s'", c->out_format); }
+        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return mx_fail(err, errlen, "unknown output format '%s'", c->out_format); }
         mx_gemm g;
         memset(&g, 0, sizeof g);
         g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
@@ -440,14 +426,14 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     free(cand);
     if (best_tr < 0) {
         if ((double)mg * ng * 4.0 > cap_o)
-            return fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mg, ng);
+            return mx_fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mg, ng);
         if ((double)mg * kg * ba / 8 > cap_a)
-            return fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mg, kg);
-        return fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kg, ng);
+            return mx_fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mg, kg);
+        return mx_fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kg, ng);
     }
-    t->m_tiles = cdiv(M, t->mt);
-    t->n_tiles = cdiv(N, t->nt);
-    t->k_tiles = cdiv(K, t->kt);
+    t->m_tiles = mx_cdiv(M, t->mt);
+    t->n_tiles = mx_cdiv(N, t->nt);
+    t->k_tiles = mx_cdiv(K, t->kt);
     t->dram_bytes = best_tr;
     return 0;
 }
@@ -519,7 +505,7 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc)
 {
     if (q->n == WR_QUEUE_MAX) {
         int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
-        q->t[last] = llmax(q->t[last], t);
+        q->t[last] = mx_llmax(q->t[last], t);
         q->cyc[last] += cyc;
         return;
     }
@@ -535,9 +521,9 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
     long long cur = from;
     while (q->n > 0) {
         int i = q->head;
-        long long s = llmax(cur, q->t[i]);
+        long long s = mx_llmax(cur, q->t[i]);
         if (until >= 0 && s >= until) break;
-        long long used = until < 0 ? q->cyc[i] : llmin(q->cyc[i], until - s);
+        long long used = until < 0 ? q->cyc[i] : mx_llmin(q->cyc[i], until - s);
         q->cyc[i] -= used;
         cur = s + used;
         if (q->cyc[i] > 0) break;
@@ -598,6 +584,22 @@ long long mx_arch_train_copies(const mx_arch_config *c, const mx_gemm *g, const 
     return extra_bytes;
 }
 
+/* The GEMM-level counters both engines fill the same way: tiles, mapping,
+ * MACs, PE steps, scale adds, exponent-add bits, RQU elements, multiplies. */
+void mx_arch_gemm_counts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                         const mx_gemm *g, const mx_tiling *tl, mx_stats *s)
+{
+    const long long M = g->M, N = g->N, K = g->K;
+    s->tiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
+    s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
+    s->macs = M * N * K;
+    s->pe_steps = M * N * mx_cdiv(K, c->lanes);
+    s->scale_adds = (fa->is_mx || fb->is_mx) ? s->pe_steps : 0;
+    s->exp_add_bits = (double)s->macs * (fa->exp_bits > fb->exp_bits ? fa->exp_bits : fb->exp_bits);
+    s->rqu_elements = M * N + s->requant_elements;
+    mx_arch_count_muls(c, fa, fb, (double)s->macs, s);
+}
+
 /* SRAM and fold counters of one tile (both engines): operand reads into the
  * array, partial sums written (and read back when not the first K tile),
  * outputs read by the RQU after the last K tile.  Returns the bytes the
@@ -608,7 +610,7 @@ long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
 {
     long long sr, sc, tt;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &tt);
-    long long nrf = cdiv(sr, c->rows), ncf = cdiv(sc, c->cols);
+    long long nrf = mx_cdiv(sr, c->rows), ncf = mx_cdiv(sc, c->cols);
     s->folds += nrf * ncf;
     long long abytes = mx_arch_tile_bytes(m, k, fa->bits_per_elem);
     long long bbytes = mx_arch_tile_bytes(k, n, fb->bits_per_elem);
@@ -643,15 +645,15 @@ int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_f
     const char *an = g->a_format[0] ? g->a_format : c->a_format;
     const char *bn = g->b_format[0] ? g->b_format : c->b_format;
     if (mx_operand_fmt_resolve(c, an, fa) != 0)
-        return fail(err, errlen, "GEMM '%s' (line %d): unknown A format '%s'", g->name, g->line, an);
+        return mx_fail(err, errlen, "GEMM '%s' (line %d): unknown A format '%s'", g->name, g->line, an);
     if (mx_operand_fmt_resolve(c, bn, fb) != 0)
-        return fail(err, errlen, "GEMM '%s' (line %d): unknown B format '%s'", g->name, g->line, bn);
+        return mx_fail(err, errlen, "GEMM '%s' (line %d): unknown B format '%s'", g->name, g->line, bn);
     if (mx_operand_fmt_resolve(c, c->out_format, fo) != 0)
-        return fail(err, errlen, "unknown output format '%s'", c->out_format);
+        return mx_fail(err, errlen, "unknown output format '%s'", c->out_format);
     if ((fa->is_mx || fb->is_mx) && k_extent_of_block(c) % c->lanes != 0)
-        return fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
+        return mx_fail(err, errlen, "GEMM '%s': lanes do not divide the block", g->name);
     if (c->dram_preset[0] && !c->dram_model) /* a caller that skipped mx_config_dram would time the wrong memory */
-        return fail(err, errlen, "key 'memory.dram': DRAM '%s' named but not loaded", c->dram_preset);
+        return mx_fail(err, errlen, "key 'memory.dram': DRAM '%s' named but not loaded", c->dram_preset);
     return 0;
 }
 
@@ -773,13 +775,13 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 s->sram_write[MX_OP_B] += lb;
                 long long ready = 0;
                 if (!c->ideal_memory && la + lb > 0) {
-                    long long want = llmax(dram_free, c->double_buffer ? end2 : end1);
+                    long long want = mx_llmax(dram_free, c->double_buffer ? end2 : end1);
                     /* queued writes use the idle channel before this read */
                     wr_queue_serve(&wq, dram_free, want);
                     const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
                                                                      (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
                     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
-                        dram_free = want + llmax(1, pr->cycles - dram_latency(c));
+                        dram_free = want + mx_llmax(1, pr->cycles - dram_latency(c));
                         ready = want + pr->cycles;
                         probe_pj += pr->cmd_pj;
                         probe_act += pr->act;
@@ -788,14 +790,14 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                         ready = dram_free + dram_latency(c);
                     }
                 }
-                long long start = llmax(end1, ready);
+                long long start = mx_llmax(end1, ready);
                 dram_stall += start - end1;
                 long long cyc = shape_cyc[em][en][ek];
                 long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
                 if (sram_walk) { /* the bank model the cycle engine uses, once per shape */
                     if (shape_sram[em][en][ek] < 0)
                         shape_sram[em][en][ek] = mx_cycle_tile_sram_stall(c, fa, fb, m, n, k);
-                    eff = cyc + llmax(0, shape_sram[em][en][ek]);
+                    eff = cyc + mx_llmax(0, shape_sram[em][en][ek]);
                 }
                 sram_stall += eff - cyc;
                 pure_compute += cyc;
@@ -809,7 +811,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                     long long wcyc = dram_cycles(c, store + extra, 1);
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
                     if (pw) {
-                        wcyc = llmax(1, pw->cycles) + dram_cycles(c, extra, 1);
+                        wcyc = mx_llmax(1, pw->cycles) + dram_cycles(c, extra, 1);
                         probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
                         probe_act += pw->act;
                     }
@@ -818,10 +820,10 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                     long long avail = compute_end;
                     if (ek && !c->scalesim_compat) {
                         long long elems = m * n + (ntiles ? rqu_extra_elems / ntiles : 0);
-                        avail = llmax(compute_end, rqu_free) + cdiv(elems, c->rqu_elements_per_cycle);
+                        avail = mx_llmax(compute_end, rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
                         rqu_free = avail;
                     }
-                    last_avail = llmax(last_avail, avail);
+                    last_avail = mx_llmax(last_avail, avail);
                     wr_queue_push(&wq, avail, wcyc);
                 }
             }
@@ -829,7 +831,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     }
     long long total = compute_end;
     if (!c->ideal_memory && wq.n > 0) {
-        long long wr_end = llmax(last_avail, wr_queue_serve(&wq, dram_free, -1));
+        long long wr_end = mx_llmax(last_avail, wr_queue_serve(&wq, dram_free, -1));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -839,7 +841,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
      * array, overlapped with compute; only a shortfall adds cycles. */
     long long rqu_elems = M * N + s->requant_elements;
     if (!c->ideal_memory && !c->scalesim_compat) {
-        long long rqu_cyc = cdiv(rqu_elems, c->rqu_elements_per_cycle);
+        long long rqu_cyc = mx_cdiv(rqu_elems, c->rqu_elements_per_cycle);
         if (rqu_cyc > total) {
             s->stall[MX_STALL_RQU] = rqu_cyc - total;
             total = rqu_cyc;
@@ -850,14 +852,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     s->compute_cycles = pure_compute - (c->scalesim_compat ? 1 : 0);
     s->stall[MX_STALL_DRAM] = dram_stall;
     s->stall[MX_STALL_SRAM] = sram_stall;
-    s->tiles = ntiles;
-    s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
-    s->macs = M * N * K;
-    s->pe_steps = M * N * cdiv(K, c->lanes);
-    s->scale_adds = (fa->is_mx || fb->is_mx) ? s->pe_steps : 0;
-    s->exp_add_bits = (double)s->macs * (fa->exp_bits > fb->exp_bits ? fa->exp_bits : fb->exp_bits);
-    s->rqu_elements = M * N + s->requant_elements;
-    mx_arch_count_muls(c, fa, fb, (double)s->macs, s);
+    mx_arch_gemm_counts(c, fa, fb, g, tl, s);
     if (c->dram_model && c->dram_cal.valid && !c->ideal_memory) { /* estimated from the probes */
         double rd = 0, wr = 0;
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }

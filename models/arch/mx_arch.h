@@ -251,6 +251,10 @@ long long mx_arch_train_copies(const mx_arch_config *c, const mx_gemm *g, const 
 long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
                               const mx_operand_fmt *fb, const mx_operand_fmt *fo, long long m,
                               long long n, long long k, int readback, int last_k, mx_stats *s);
+/* GEMM-level counters both engines fill alike (tiles, mapping, MACs, PE
+ * steps, scale adds, exponent bits, RQU elements, multiplies by mode). */
+void mx_arch_gemm_counts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                         const mx_gemm *g, const mx_tiling *tl, mx_stats *s);
 /* Multiplies by significand widths (timing mode: MXSF by the configured mix). */
 void mx_arch_count_muls(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         double macs, mx_stats *s);

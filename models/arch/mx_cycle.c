@@ -11,30 +11,16 @@
 #include "arch/mx_cycle.h"
 
 #include "arch/mx_dma.h"
+#include "util/mx_util.h"
 #include "mem/mx_sram.h"
 
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
-static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
-static long long llmax(long long a, long long b) { return a > b ? a : b; }
-static long long llmin(long long a, long long b) { return a < b ? a : b; }
 
 /* ---- memory port: the protocol DRAM, or a bandwidth + latency channel ---- */
 
@@ -109,9 +95,9 @@ static long long mem_next_event(const mem_port *p)
     }
     long long e = LLONG_MAX;
     for (int k = 0; k < 2; k++)
-        if (p->n[k]) e = llmin(e, p->ring[k][p->head[k]].done);
+        if (p->n[k]) e = mx_llmin(e, p->ring[k][p->head[k]].done);
     double accept = p->free_at - 64 * p->per_burst; /* the window opens again */
-    if (accept > (double)p->now) e = llmin(e, (long long)floor(accept) + 1);
+    if (accept > (double)p->now) e = mx_llmin(e, (long long)floor(accept) + 1);
     return e > p->now ? e : p->now + 1;
 }
 
@@ -163,15 +149,15 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
     const long long R = c->rows, C = c->cols, L = c->lanes;
-    long long nrf = cdiv(sr, R), ncf = cdiv(sc, C);
+    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
     long long pa = bytes_of(k, fa->elem.bits), pb = bytes_of(k, fb->elem.bits);
     long long la = bytes_of(L, fa->elem.bits), lb = bytes_of(L, fb->elem.bits);
     const mx_sram_config *sa = &c->sram[MX_OP_A], *sb = &c->sram[MX_OP_B];
     long long total = 0;
     for (long long fc = 0; fc < ncf; fc++) {
-        long long ce = llmin(C, sc - fc * C);
+        long long ce = mx_llmin(C, sc - fc * C);
         for (long long fr = 0; fr < nrf; fr++) {
-            long long re = llmin(R, sr - fr * R);
+            long long re = mx_llmin(R, sr - fr * R);
             mx_sram_streams g[2];
             memset(g, 0, sizeof g);
             int ng = 0;
@@ -212,7 +198,7 @@ static long long tile_done_cycles(const mx_arch_config *c, long long m, long lon
 {
     if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat) return -1;
     const long long R = c->rows, C = c->cols, P = c->pe_pipeline_depth, S = 2;
-    const long long t = cdiv(k, c->lanes);
+    const long long t = mx_cdiv(k, c->lanes);
     long long *enter = malloc((size_t)(2 * C) * sizeof *enter);
     if (!enter) return -1;
     long long *left = enter + C;
@@ -220,21 +206,21 @@ static long long tile_done_cycles(const mx_arch_config *c, long long m, long lon
     long long start = 0, prev_tile = -1, last = -1, prev_c = 0;
     for (long long c0 = 0; c0 < n; c0 += C)
         for (long long r0 = 0; r0 < m; r0 += R) {
-            const long long r = llmin(R, m - r0), cc = llmin(C, n - c0);
+            const long long r = mx_llmin(R, m - r0), cc = mx_llmin(C, n - c0);
             long long tile_full = -1;
             for (long long j = 0; j < cc; j++) {
                 long long e = enter[j];
                 const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
                 for (long long i = 0; i < r; i++) {
-                    e = llmax(S + start + t + i + j + P + 1, e + 1);
-                    if (i == 0) e = llmax(e, gate);
+                    e = mx_llmax(S + start + t + i + j + P + 1, e + 1);
+                    if (i == 0) e = mx_llmax(e, gate);
                 }
                 enter[j] = e;
-                if (c->rqu_tile) tile_full = llmax(tile_full, e + 1);
-                else { left[j] = e + 1; last = llmax(last, e + 1); }
+                if (c->rqu_tile) tile_full = mx_llmax(tile_full, e + 1);
+                else { left[j] = e + 1; last = mx_llmax(last, e + 1); }
             }
-            if (c->rqu_tile) { prev_tile = tile_full; last = llmax(last, tile_full); prev_c = cc; }
-            start += llmax(t, r);
+            if (c->rqu_tile) { prev_tile = tile_full; last = mx_llmax(last, tile_full); prev_c = cc; }
+            start += mx_llmax(t, r);
         }
     free(enter);
     return last + 1;
@@ -315,8 +301,8 @@ static void matrix_layout(const mx_arch_config *c, const mx_operand_fmt *f, long
         m->scale_rows_per = c->tile_rows > 0 ? c->tile_rows : 1;
         m->scale_cols_per = c->tile_rows > 0 ? c->tile_cols : c->block_size;
         m->scale_base = *base;
-        m->scale_row_bytes = (uint64_t)cdiv(cols, m->scale_cols_per);
-        *base = align_up(*base + m->scale_row_bytes * (uint64_t)cdiv(rows, m->scale_rows_per), region);
+        m->scale_row_bytes = (uint64_t)mx_cdiv(cols, m->scale_cols_per);
+        *base = align_up(*base + m->scale_row_bytes * (uint64_t)mx_cdiv(rows, m->scale_rows_per), region);
     }
 }
 
@@ -381,7 +367,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
     long long rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
 
     stall_memo *memo = calloc(1, sizeof *memo);
-    if (!memo) { mx_dram_free(port.d); return fail(err, errlen, "out of memory"); }
+    if (!memo) { mx_dram_free(port.d); return mx_fail(err, errlen, "out of memory"); }
     long long shape_stall[2][2][2], shape_cyc[2][2][2];
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
@@ -424,13 +410,13 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                 if (ls->tile == cp && ls->all_issued && ls->outstanding == 0 && out_ok) {
                     long long ready = ls->max_done >= 0 ? mem_to_acc(&port, ls->max_done) : 0;
                     long long need_half = ti.first_k ? out_free[half] : 0;
-                    long long start = llmax(end_prev, llmax(ready, need_half));
+                    long long start = mx_llmax(end_prev, mx_llmax(ready, need_half));
                     if (start > end_prev) {
-                        long long wait_load = llmax(0, ready - end_prev);
+                        long long wait_load = mx_llmax(0, ready - end_prev);
                         long long wait_out = start - end_prev - wait_load;
                         stall_dram += wait_load;
                         if (wait_out > 0) { /* held by the RQU up to its end, then by DRAM writes */
-                            long long by_rqu = llmax(0, llmin(start, last_rqu_end) - llmax(end_prev, ready));
+                            long long by_rqu = mx_llmax(0, mx_llmin(start, last_rqu_end) - mx_llmax(end_prev, ready));
                             if (by_rqu > wait_out) by_rqu = wait_out;
                             stall_rqu += by_rqu;
                             stall_dram += wait_out - by_rqu;
@@ -440,7 +426,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                     if (shape_stall[em][en][ek] < 0)
                         shape_stall[em][en][ek] = tile_sram_stall(c, memo, &fa, &fb, ti.m, ti.n, ti.k);
                     long long cyc = shape_cyc[em][en][ek], sst = shape_stall[em][en][ek];
-                    if (sst < 0) { rc = fail(err, errlen, "out of memory"); goto out; }
+                    if (sst < 0) { rc = mx_fail(err, errlen, "out of memory"); goto out; }
                     long long end = start + cyc + sst;
                     pure += cyc;
                     stall_sram += sst;
@@ -465,11 +451,11 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                                              ? tile_done_cycles(c, ti.m, ti.n, ti.k) : -1;
                         if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
                             long long extra = elems - ti.m * ti.n; /* second copies after the tile */
-                            ss->rqu_end = llmax(start + sst + done, rqu_free) +
-                                          (extra > 0 ? cdiv(extra, c->rqu_elements_per_cycle) : 0);
+                            ss->rqu_end = mx_llmax(start + sst + done, rqu_free) +
+                                          (extra > 0 ? mx_cdiv(extra, c->rqu_elements_per_cycle) : 0);
                         } else {
-                            long long rs = llmax(end, rqu_free);
-                            ss->rqu_end = rs + cdiv(elems, c->rqu_elements_per_cycle);
+                            long long rs = mx_llmax(end, rqu_free);
+                            ss->rqu_end = rs + mx_cdiv(elems, c->rqu_elements_per_cycle);
                         }
                         rqu_free = ss->rqu_end;
                         last_rqu_end = ss->rqu_end;
@@ -545,7 +531,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                 }
                 if (blocked) break;
                 ss->all_issued = 1;
-                ss->issued_at = llmax(now_a, ss->avail);
+                ss->issued_at = mx_llmax(now_a, ss->avail);
                 int half = (int)(ss->out_idx % 2);
                 out_free[half] = ss->issued_at;
                 out_free_known[half] = 1;
@@ -581,19 +567,19 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             long long dep = ld - (c->double_buffer ? 2 : 1);
             if (dep >= 0 && dep < cp) {
                 long long t = acc_to_mem(&port, ends[dep % 3]);
-                if (t > port.now) next = llmin(next, t);
+                if (t > port.now) next = mx_llmin(next, t);
             }
         }
         for (long long si = st_head; si < st_tail; si++) {
             store_slot *ss = &stores[si % STORE_SLOTS];
             if (!ss->all_issued) {
                 long long t = acc_to_mem(&port, ss->avail);
-                if (t > port.now) next = llmin(next, t);
+                if (t > port.now) next = mx_llmin(next, t);
                 break;
             }
         }
         if (next == LLONG_MAX) {
-            rc = fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld (internal error)",
+            rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld (internal error)",
                       g->name, cp, ntiles);
             goto out;
         }
@@ -602,7 +588,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
     {
         long long total = end_prev;
         long long wr_end = mem_to_acc(&port, last_write_done);
-        long long tail = llmax(wr_end, last_rqu_end);
+        long long tail = mx_llmax(wr_end, last_rqu_end);
         if (tail > total) {
             s->stall[MX_STALL_DRAIN] = tail - total;
             total = tail;
@@ -612,18 +598,11 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
         s->stall[MX_STALL_DRAM] = stall_dram;
         s->stall[MX_STALL_SRAM] = stall_sram;
         s->stall[MX_STALL_RQU] = stall_rqu;
-        s->tiles = ntiles;
-        s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
-        s->macs = M * N * K;
-        s->pe_steps = M * N * cdiv(K, c->lanes);
-        s->scale_adds = (fa.is_mx || fb.is_mx) ? s->pe_steps : 0;
-        s->exp_add_bits = (double)s->macs * (fa.exp_bits > fb.exp_bits ? fa.exp_bits : fb.exp_bits);
-        s->rqu_elements = M * N + s->requant_elements;
+        mx_arch_gemm_counts(c, &fa, &fb, g, tl, s);
         /* what the DMA moved, in whole bursts */
         s->dram_read[MX_OP_A] = (long long)(read_bursts[0] * burst);
         s->dram_read[MX_OP_B] = (long long)(read_bursts[1] * burst);
         s->dram_write[MX_OP_OUT] = (long long)((write_bursts - copy_bursts) * burst);
-        mx_arch_count_muls(c, &fa, &fb, (double)s->macs, s);
         if (port.d) {
             mem_advance(&port, acc_to_mem(&port, total)); /* background energy up to the end */
             mx_dram_stats ds;

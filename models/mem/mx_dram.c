@@ -19,6 +19,7 @@
  * both give identical results.
  */
 #include "mem/mx_dram.h"
+#include "util/mx_util.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -55,16 +56,6 @@ static int log2i(long v)
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    if (err && errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 int mx_dram_burst_bytes(const mx_dram_config *c) { return c->bus_bits / 8 * c->BL; }
 
@@ -88,7 +79,7 @@ static int build_map(const mx_dram_config *c, addr_map *m, char *err, size_t err
     const char *s = c->address_mapping;
     size_t n = strnlen(s, sizeof c->address_mapping);
     if (n != 2 * F_N)
-        return fail(err, errlen, "key 'address_mapping': '%.*s' must be 6 two-letter fields "
+        return mx_fail(err, errlen, "key 'address_mapping': '%.*s' must be 6 two-letter fields "
                     "(ro ch ra bg ba co, each once), e.g. rochrababgco", (int)n, s);
     m->shift = log2i(mx_dram_burst_bytes(c));
     m->width[F_CH] = log2i(c->channels);
@@ -104,16 +95,16 @@ static int build_map(const mx_dram_config *c, addr_map *m, char *err, size_t err
         for (int k = 0; k < F_N; k++)
             if (s[2 * i] == field_letters[k][0] && s[2 * i + 1] == field_letters[k][1]) f = k;
         if (f < 0)
-            return fail(err, errlen, "key 'address_mapping': unknown field '%.2s' in '%s' "
+            return mx_fail(err, errlen, "key 'address_mapping': unknown field '%.2s' in '%s' "
                         "(fields: ro ch ra bg ba co)", s + 2 * i, s);
         if (seen[f]++)
-            return fail(err, errlen, "key 'address_mapping': field '%s' named twice in '%s'",
+            return mx_fail(err, errlen, "key 'address_mapping': field '%s' named twice in '%s'",
                         field_letters[f], s);
         m->pos[f] = pos;
         pos += m->width[f];
     }
     if (pos + m->shift > 64)
-        return fail(err, errlen, "key 'address_mapping': %d address bits exceed 64", pos + m->shift);
+        return mx_fail(err, errlen, "key 'address_mapping': %d address bits exceed 64", pos + m->shift);
     return 0;
 }
 
@@ -133,46 +124,46 @@ int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen)
     };
     for (size_t i = 0; i < sizeof p2 / sizeof p2[0]; i++)
         if (!is_pow2(p2[i].v))
-            return fail(err, errlen, "key '%s': must be a power of two >= 1 (got %d)", p2[i].name, p2[i].v);
+            return mx_fail(err, errlen, "key '%s': must be a power of two >= 1 (got %d)", p2[i].name, p2[i].v);
     if (c->BL < 2)
-        return fail(err, errlen, "key 'BL': must be >= 2 (got %d)", c->BL);
+        return mx_fail(err, errlen, "key 'BL': must be >= 2 (got %d)", c->BL);
     if (c->bus_bits < 8)
-        return fail(err, errlen, "key 'bus_bits': must be >= 8 (got %d)", c->bus_bits);
+        return mx_fail(err, errlen, "key 'bus_bits': must be >= 8 (got %d)", c->bus_bits);
     if (c->device_width > c->bus_bits)
-        return fail(err, errlen, "key 'device_width': %d exceeds the bus width %d", c->device_width, c->bus_bits);
+        return mx_fail(err, errlen, "key 'device_width': %d exceeds the bus width %d", c->device_width, c->bus_bits);
     if (c->columns < c->BL)
-        return fail(err, errlen, "key 'columns': %d is less than BL %d", c->columns, c->BL);
+        return mx_fail(err, errlen, "key 'columns': %d is less than BL %d", c->columns, c->BL);
     if (!(c->tCK_ns > 0.0))
-        return fail(err, errlen, "key 'tCK': must be > 0 (got %g)", c->tCK_ns);
+        return mx_fail(err, errlen, "key 'tCK': must be > 0 (got %g)", c->tCK_ns);
     for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
         const mx_dram_timing_field *f = &mx_dram_timing_table[i];
         int v = *(const int *)((const char *)&c->t + f->offset);
         if (v < f->min || v > 1000000000)
-            return fail(err, errlen, "key '%s': must be >= %d (got %d)", f->name, f->min, v);
+            return mx_fail(err, errlen, "key '%s': must be >= %d (got %d)", f->name, f->min, v);
     }
     const mx_dram_timing *t = &c->t;
     if (t->tRC < t->tRAS + t->tRP)
-        return fail(err, errlen, "key 'tRC': must be >= tRAS + tRP = %d + %d = %d (got %d)",
+        return mx_fail(err, errlen, "key 'tRC': must be >= tRAS + tRP = %d + %d = %d (got %d)",
                     t->tRAS, t->tRP, t->tRAS + t->tRP, t->tRC);
     if (c->refresh && t->tREFI <= t->tRFC)
-        return fail(err, errlen, "key 'tREFI': must exceed tRFC = %d (got %d)", t->tRFC, t->tREFI);
+        return mx_fail(err, errlen, "key 'tREFI': must exceed tRFC = %d (got %d)", t->tRFC, t->tREFI);
     if (c->refresh && t->tREFI / c->ranks < 1)
-        return fail(err, errlen, "key 'tREFI': %d is less than the rank count %d", t->tREFI, c->ranks);
+        return mx_fail(err, errlen, "key 'tREFI': %d is less than the rank count %d", t->tREFI, c->ranks);
     const struct { const char *name; double v; } pw[] = {
         {"VDD", c->p.VDD}, {"IDD0", c->p.IDD0}, {"IDD2N", c->p.IDD2N}, {"IDD3N", c->p.IDD3N},
         {"IDD4R", c->p.IDD4R}, {"IDD4W", c->p.IDD4W}, {"IDD5", c->p.IDD5},
     };
     for (size_t i = 0; i < sizeof pw / sizeof pw[0]; i++)
         if (!(pw[i].v >= 0.0))
-            return fail(err, errlen, "key '%s': must be >= 0 (got %g)", pw[i].name, pw[i].v);
+            return mx_fail(err, errlen, "key '%s': must be >= 0 (got %g)", pw[i].name, pw[i].v);
     if (c->page_policy != MX_PAGE_OPEN && c->page_policy != MX_PAGE_CLOSED)
-        return fail(err, errlen, "key 'page_policy': must be open or closed");
+        return mx_fail(err, errlen, "key 'page_policy': must be open or closed");
     if (c->queue_size < 1 || c->queue_size > 65536)
-        return fail(err, errlen, "key 'queue_size': must be in 1..65536 (got %d)", c->queue_size);
+        return mx_fail(err, errlen, "key 'queue_size': must be in 1..65536 (got %d)", c->queue_size);
     if (c->write_high < 1 || c->write_high > c->queue_size)
-        return fail(err, errlen, "key 'write_high': must be in 1..queue_size=%d (got %d)", c->queue_size, c->write_high);
+        return mx_fail(err, errlen, "key 'write_high': must be in 1..queue_size=%d (got %d)", c->queue_size, c->write_high);
     if (c->write_low < 0 || c->write_low >= c->write_high)
-        return fail(err, errlen, "key 'write_low': must be in 0..write_high-1=%d (got %d)", c->write_high - 1, c->write_low);
+        return mx_fail(err, errlen, "key 'write_low': must be in 0..write_high-1=%d (got %d)", c->write_high - 1, c->write_low);
     addr_map m;
     return build_map(c, &m, err, errlen);
 }
@@ -395,7 +386,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
 {
     if (mx_dram_config_check(c, err, errlen)) return NULL;
     mx_dram *d = calloc(1, sizeof *d);
-    if (!d) { fail(err, errlen, "out of memory"); return NULL; }
+    if (!d) { mx_fail(err, errlen, "out of memory"); return NULL; }
     d->c = *c;
     build_map(c, &d->m, NULL, 0);
     derive_timing(c, &d->tm);
@@ -428,7 +419,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     }
     return d;
 oom:
-    fail(err, errlen, "out of memory");
+    mx_fail(err, errlen, "out of memory");
     mx_dram_free(d);
     return NULL;
 }

@@ -1,0 +1,16 @@
+/* mx_util.c — see mx_util.h. */
+#include "util/mx_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int mx_fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (err && errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
