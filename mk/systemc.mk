@@ -118,10 +118,14 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 test-extra:: test-systemc
 
 # The same SystemC tests built with ASan + UBSan (SANFLAGS; the Verilated model
-# and the Verilator runtime are not instrumented), in $(BUILD)/san.
+# and the Verilator runtime are not instrumented), in $(BUILD)/san.  Leak
+# checking is off here only: LeakSanitizer's stop-the-world tracer crashes
+# intermittently at exit on SystemC's coroutine stacks ("stack pointer not in
+# stack range", "Tracer caught signal 11": 2 of 3 runs of mxsim_sc_regtest);
+# address and undefined-behaviour checks stay on.
 .PHONY: test-systemc-san
 test-systemc-san:
-	+$(MAKE) BUILD=$(BUILD)/san SAN=1 OPT=-O1 test-systemc
+	+ASAN_OPTIONS=detect_leaks=0 $(MAKE) BUILD=$(BUILD)/san SAN=1 OPT=-O1 test-systemc
 
 test-extra:: test-systemc-san
 
