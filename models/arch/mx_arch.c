@@ -748,6 +748,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     long long probe_act = 0;
     long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
     long long rqu_free = 0, last_avail = 0, rqu_extra_elems = s->requant_elements;
+    long long out_free[2] = {0, 0}, oidx = 0, rqu_stall = 0; /* output halves: free once the RQU has read them */
     wr_queue wq = {0};                               /* output writes waiting for DRAM */
     long long last_a = -1, last_b = -1;
     long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
@@ -792,6 +793,10 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 }
                 long long start = mx_llmax(end1, ready);
                 dram_stall += start - end1;
+                if (ki == 0 && sram_walk && start < out_free[oidx % 2]) { /* output half still held by the RQU */
+                    rqu_stall += out_free[oidx % 2] - start;
+                    start = out_free[oidx % 2];
+                }
                 long long cyc = shape_cyc[em][en][ek];
                 long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
                 if (sram_walk) { /* the bank model the cycle engine uses, once per shape */
@@ -810,8 +815,8 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 if (!c->ideal_memory && store + extra > 0) {
                     long long wcyc = dram_cycles(c, store + extra, 1);
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
-                    if (pw) {
-                        wcyc = mx_llmax(1, pw->cycles) + dram_cycles(c, extra, 1);
+                    if (pw) { /* channel time: the probe's, less the latency of its last write */
+                        wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
                         probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
                         probe_act += pw->act;
                     }
@@ -824,6 +829,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                         rqu_free = avail;
                     }
                     last_avail = mx_llmax(last_avail, avail);
+                    if (ek) { out_free[oidx % 2] = avail; oidx++; }
                     wr_queue_push(&wq, avail, wcyc);
                 }
             }
@@ -831,7 +837,8 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     }
     long long total = compute_end;
     if (!c->ideal_memory && wq.n > 0) {
-        long long wr_end = mx_llmax(last_avail, wr_queue_serve(&wq, dram_free, -1));
+        long long wr_end = mx_llmax(last_avail, wr_queue_serve(&wq, dram_free, -1) +
+                                                    (use_probes ? c->dram_cal.write_latency : 0));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -840,10 +847,11 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     /* The RQU re-quantizes outputs (and second copies) as they leave the
      * array, overlapped with compute; only a shortfall adds cycles. */
     long long rqu_elems = M * N + s->requant_elements;
+    s->stall[MX_STALL_RQU] = rqu_stall;
     if (!c->ideal_memory && !c->scalesim_compat) {
         long long rqu_cyc = mx_cdiv(rqu_elems, c->rqu_elements_per_cycle);
         if (rqu_cyc > total) {
-            s->stall[MX_STALL_RQU] = rqu_cyc - total;
+            s->stall[MX_STALL_RQU] += rqu_cyc - total;
             total = rqu_cyc;
         }
     }

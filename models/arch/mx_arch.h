@@ -78,6 +78,7 @@ typedef struct {
         int valid;
         double read_bytes_per_cycle, write_bytes_per_cycle; /* accelerator cycles */
         int latency;                    /* accelerator cycles, idle read       */
+        int write_latency;              /* accelerator cycles, idle write (data sent) */
         double rd_pj_per_byte, wr_pj_per_byte; /* commands (ACT/PRE/RD/WR)     */
         double bg_pj_per_cycle;         /* background + refresh per accelerator cycle */
         double act_per_byte;            /* activates per byte read (row locality)   */

@@ -22,10 +22,11 @@ int mx_arch_dram_calibrate(mx_arch_config *c, char *err, size_t errlen)
     memset(&c->dram_cal, 0, sizeof c->dram_cal);
     if (!c->dram_model) return 0;
     const double ratio = c->dram.tCK_ns * c->clock_ghz; /* accelerator cycles per DRAM clock */
-    mx_dram_probe one, rd, wr;
-    mx_dram_pattern p1 = {0, 64, 1, 1, 0}, pw = probe_tile;
+    mx_dram_probe one, onew, rd, wr;
+    mx_dram_pattern p1 = {0, 64, 1, 1, 0}, p1w = {0, 64, 1, 1, 1}, pw = probe_tile;
     pw.is_write = 1;
     if (mx_dram_probe_run(&c->dram, &p1, &one, err, errlen) != 0 ||
+        mx_dram_probe_run(&c->dram, &p1w, &onew, err, errlen) != 0 ||
         mx_dram_probe_run(&c->dram, &probe_tile, &rd, err, errlen) != 0 ||
         mx_dram_probe_run(&c->dram, &pw, &wr, err, errlen) != 0)
         return -1;
@@ -34,6 +35,7 @@ int mx_arch_dram_calibrate(mx_arch_config *c, char *err, size_t errlen)
     c->dram_cal.read_bytes_per_cycle = rd_bytes / ((double)rd.end_clock * ratio);
     c->dram_cal.write_bytes_per_cycle = wr_bytes / ((double)wr.end_clock * ratio);
     c->dram_cal.latency = (int)ceil((double)one.end_clock * ratio - 1e-9);
+    c->dram_cal.write_latency = (int)ceil((double)onew.end_clock * ratio - 1e-9);
     const mx_dram_stats *r = &rd.stats, *w = &wr.stats;
     double rd_cmd = r->energy_pj[MX_DRAM_E_ACT] + r->energy_pj[MX_DRAM_E_PRE] + r->energy_pj[MX_DRAM_E_RD];
     double wr_cmd = w->energy_pj[MX_DRAM_E_ACT] + w->energy_pj[MX_DRAM_E_PRE] + w->energy_pj[MX_DRAM_E_WR];

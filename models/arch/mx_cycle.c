@@ -96,8 +96,10 @@ static long long mem_next_event(const mem_port *p)
     long long e = LLONG_MAX;
     for (int k = 0; k < 2; k++)
         if (p->n[k]) e = mx_llmin(e, p->ring[k][p->head[k]].done);
-    double accept = p->free_at - 64 * p->per_burst; /* the window opens again */
-    if (accept > (double)p->now) e = mx_llmin(e, (long long)floor(accept) + 1);
+    /* a full window (free_at >= now + 64 bursts) opens again at the first
+     * clock t with t + 64 bursts > free_at */
+    if (p->n[0] + p->n[1] > 0 && !(p->free_at < (double)p->now + 64 * p->per_burst))
+        e = mx_llmin(e, (long long)floor(p->free_at - 64 * p->per_burst) + 1);
     return e > p->now ? e : p->now + 1;
 }
 
