@@ -258,3 +258,66 @@ TEST(CycleEngine, UnloadedDramIsAnError)
         EXPECT_NE(std::string(err).find("memory.dram"), std::string::npos) << err;
     }
 }
+
+// The analytic engine charges the same bank-conflict stalls as the cycle
+// engine (one bank model, walked once per tile shape).
+TEST(AnalyticEngine, SramStallsFromTheBankModel)
+{
+    mx_arch_config c = chan_cfg();
+    c.sram[MX_OP_A].banks = 1;
+    c.sram[MX_OP_A].bytes_per_cycle = 8;
+    mx_gemm g = gemm(4, 4, 64);
+    mx_stats an, cy;
+    char err[256];
+    c.engine = MX_ENGINE_ANALYTIC;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
+    c.engine = MX_ENGINE_CYCLE;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
+    EXPECT_GE(an.stall[MX_STALL_SRAM], 64 - 20); // as derived in SramConflictsStallTheArray
+    EXPECT_EQ(an.stall[MX_STALL_SRAM], cy.stall[MX_STALL_SRAM]);
+}
+
+// Output writes never retire before their tile exists: two output tiles
+// (a 64-byte output half holds one 4 x 4 FP32 tile), the second finishing
+// last; its store (4 rows x 8 bytes, 32 bytes = 1 channel cycle at 64 B/cycle)
+// can only start once the RQU has its codes (16 elements at 8 per cycle: 2
+// cycles after its compute), so the GEMM ends at least 3 cycles after the
+// last compute: drain >= 3, in both engines.
+TEST(AnalyticEngine, WritesWaitForTheirTile)
+{
+    mx_arch_config c = chan_cfg();
+    c.sram[MX_OP_OUT].kib = 0.125;
+    c.rqu_elements_per_cycle = 8; // after the tile, at its rate: 16 / 8 = 2 cycles
+    mx_gemm g = gemm(8, 4, 16);
+    char err[256];
+    for (int e = 0; e < 2; e++) {
+        c.engine = e ? MX_ENGINE_CYCLE : MX_ENGINE_ANALYTIC;
+        mx_stats s;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+        EXPECT_EQ(s.tiles, 2);
+        EXPECT_GE(s.stall[MX_STALL_DRAIN], 2 + 1) << "engine " << e;
+    }
+}
+
+// The analytic engine's double-buffer rule: tile t's load starts once tile
+// t-2 has computed.  One lane, 8 K tiles of 4 x 4 x 16 BF16 (compute 16 + 9
+// = 25 cycles each), 256 bytes a tile at 64 B/cycle (4 cycles) and 30 cycles
+// of latency: a load takes 34, so end(t) >= end(t-2) + 34 + 25; end(1) >=
+// 4 + 4 + 30 + 25 = 63, end(7) >= 63 + 3 x 59 = 240, then the RQU (1 cycle)
+// and the store (1 cycle): >= 242.  Loads that ignored the busy half would
+// all arrive early and give 34 + 8 x 25 + 2 = 236.
+TEST(AnalyticEngine, LoadsWaitForTheirBufferHalf)
+{
+    mx_arch_config c = chan_cfg();
+    c.engine = MX_ENGINE_ANALYTIC;
+    c.lanes = 1;
+    c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
+    c.tiling_min_traffic = 1; // fewest tiles among equal traffic: kt = 16
+    c.dram_latency = 30;
+    mx_gemm g = gemm(4, 4, 16 * 8);
+    mx_stats s;
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+    ASSERT_EQ(s.tiles, 8);
+    EXPECT_GE(s.cycles, 242);
+}
