@@ -562,7 +562,7 @@ int mxsim_cmd_run(int argc, char **argv)
                         printf("  %-24s %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f%s\n", set, a.cfg.name,
                                b.cfg.name, r2, 100 * fabs(1 - r2), r2 <= 1 ? "less" : "more",
                                (double)a2.total.cycles / (double)b2.total.cycles,
-                               k == 3 ? "  (flat dram_64b pJ per 64 bit: the figure before the DRAM model)" : "");
+                               k == 3 ? "  (the flat dram_64b energy per 64 bit instead of the DRAM model)" : "");
                     }
                     free(a2.rows);
                     free(b2.rows);

@@ -69,3 +69,60 @@ TEST(Validation, BadOptions)
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
 }
+
+namespace {
+long long total_cycles(const std::string &out)
+{
+    std::istringstream in(out);
+    std::string l;
+    while (std::getline(in, l))
+        if (l.compare(0, 5, "TOTAL") == 0) {
+            std::istringstream f(l.substr(5));
+            long long c = -1;
+            f >> c;
+            return c;
+        }
+    return -1;
+}
+} // namespace
+
+// Functional mode works with the cycle engine: the same cycles as the timing
+// mode on the same engine (one cycle function serves both modes), values and
+// QSNR reported, the engine named in the header and report.json.
+TEST(EnginesCli, FunctionalModeOnTheCycleEngine)
+{
+    TempDir t;
+    std::string cfg = std::string(MXSIM_SRC_DIR) + "/configs/mxsf.yaml";
+    std::string tr = std::string(MXSIM_SRC_DIR) + "/traces/tiny_train.csv";
+    RunResult a = run_mxsim(t, {"run", "-c", cfg, "-t", tr, "--engine", "cycle", "--no-progress"});
+    RunResult b = run_mxsim(t, {"run", "-c", cfg, "-t", tr, "--engine", "cycle", "--mode", "functional",
+                                "--no-progress", "-o", t.path() + "/f"});
+    ASSERT_EQ(a.status, 0) << a.err;
+    ASSERT_EQ(b.status, 0) << b.err;
+    EXPECT_GT(total_cycles(a.out), 0);
+    EXPECT_EQ(total_cycles(a.out), total_cycles(b.out));
+    EXPECT_NE(b.out.find("cycle engine"), std::string::npos);
+    EXPECT_NE(b.out.find("numerics: QSNR"), std::string::npos);
+    EXPECT_NE(read_text(t.path() + "/f/report.json").find("\"engine\": \"cycle\""), std::string::npos);
+    RunResult c = run_mxsim(t, {"run", "-c", cfg, "-t", tr, "--engine", "analytic", "--no-progress"});
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_NE(total_cycles(a.out), total_cycles(c.out)); // two engines, told apart
+    unlink((t.path() + "/f/report.json").c_str());
+    unlink((t.path() + "/f/report.csv").c_str());
+    rmdir((t.path() + "/f").c_str());
+}
+
+// Bad --engine and a missing DRAM preset: one line, exit 2.
+TEST(EnginesCli, BadEngineAndDram)
+{
+    TempDir t;
+    std::string cfg = std::string(MXSIM_SRC_DIR) + "/configs/mxsf.yaml";
+    std::string tr = std::string(MXSIM_SRC_DIR) + "/traces/tiny_train.csv";
+    RunResult a = run_mxsim(t, {"run", "-c", cfg, "-t", tr, "--engine", "fast"});
+    EXPECT_EQ(a.status, 2);
+    EXPECT_NE(a.err.find("--engine"), std::string::npos) << a.err;
+    RunResult b = run_mxsim(t, {"run", "-c", cfg, "-t", tr, "--set", "memory.dram=ddr9"});
+    EXPECT_EQ(b.status, 2);
+    EXPECT_NE(b.err.find("memory.dram"), std::string::npos) << b.err;
+    EXPECT_EQ(std::count(b.err.begin(), b.err.end(), '\n'), 1) << b.err;
+}
