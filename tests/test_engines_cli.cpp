@@ -6,6 +6,7 @@
 // not met yet and the doc says so.
 #include "cli_helpers.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
