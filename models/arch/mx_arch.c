@@ -516,6 +516,20 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc)
 
 /* Serves queued writes in the channel's idle window [from, until) (until < 0:
  * no end, drain everything); returns the cycle the channel is free again. */
+/* Serves, in order, every queued batch that was ready before `before`,
+ * completely; returns when the channel is free again. */
+static long long wr_queue_serve_ready(wr_queue *q, long long from, long long before)
+{
+    long long cur = from;
+    while (q->n > 0 && q->t[q->head] < before) {
+        int i = q->head;
+        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        q->head = (q->head + 1) % WR_QUEUE_MAX;
+        q->n--;
+    }
+    return cur;
+}
+
 static long long wr_queue_serve(wr_queue *q, long long from, long long until)
 {
     long long cur = from;
@@ -777,8 +791,10 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 long long ready = 0;
                 if (!c->ideal_memory && la + lb > 0) {
                     long long want = mx_llmax(dram_free, c->double_buffer ? end2 : end1);
-                    /* queued writes use the idle channel before this read */
-                    wr_queue_serve(&wq, dram_free, want);
+                    /* writes queued before this read was wanted go first (the
+                     * controller drains its write queue when it fills: a tile's
+                     * store is far larger than the queue), then the read */
+                    want = mx_llmax(want, wr_queue_serve_ready(&wq, dram_free, want));
                     const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
                                                                      (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
                     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
@@ -829,7 +845,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                         rqu_free = avail;
                     }
                     last_avail = mx_llmax(last_avail, avail);
-                    if (ek) { out_free[oidx % 2] = avail; oidx++; }
+                    if (ek) { out_free[oidx % 2] = avail + wcyc; oidx++; } /* held until the store has left */
                     wr_queue_push(&wq, avail, wcyc);
                 }
             }
