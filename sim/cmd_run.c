@@ -163,6 +163,7 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
         fprintf(stderr, "mxsim run: %s\n", err);
         return 2;
     }
+    r->cfg.energy_tab = &r->energy; /* the mapper's energy and EDP objectives */
     r->rows = calloc(tr->n, sizeof *r->rows);
     if (!r->rows) { fprintf(stderr, "mxsim run: out of memory\n"); return 2; }
     memset(&r->total, 0, sizeof r->total);
@@ -515,7 +516,8 @@ static void print_comparison(const run_result *a, const run_result *b)
            a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
            b->cfg.a_format, bits_of(&b->cfg), dram_desc, mx_engine_name(a->cfg.engine), a->cfg.align_width,
            a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)",
-           a->cfg.tiling_min_traffic ? "least DRAM traffic" : "time (then least DRAM traffic within 1%)");
+           a->cfg.tiling_min_traffic ? "least DRAM traffic" : a->cfg.tiling_energy == 1 ? "least energy"
+                                 : a->cfg.tiling_energy == 2 ? "least energy x delay" : "time (then least DRAM traffic within 1%)");
 }
 
 int mxsim_cmd_run(int argc, char **argv)

@@ -390,7 +390,57 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
                 }
         }
     int best = -1;
-    if (ncand && c->tiling_min_traffic) {
+    if (ncand && c->tiling_energy && !c->tiling_min_traffic) {
+        /* energy / EDP: exact analytic energy of the candidates in order of a
+         * proven lower bound: the mapping-independent energy (multipliers,
+         * adder tree, accumulators, scale adds, RQU: the same counts for every
+         * mapping) plus the operand bytes at the cheapest DRAM energy per byte
+         * (times the cycle bound for EDP); stop when the bound exceeds the best */
+        if (!c->energy_tab) {
+            free(cand);
+            return mx_fail(err, errlen, "key 'memory.tiling': the energy and edp objectives need the energy table");
+        }
+        mx_operand_fmt fo;
+        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return mx_fail(err, errlen, "unknown output format '%s'", c->out_format); }
+        mx_gemm g;
+        memset(&g, 0, sizeof g);
+        g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
+        mx_arch_config cq = *c;
+        cq.analytic_probes = 0;
+        double ppb = c->dram_model && c->dram_cal.valid ? c->dram_cal.rd_pj_per_byte : -1;
+        if (ppb < 0) {
+            double pj64;
+            if (mx_energy_get(c->energy_tab, "dram_64b", &pj64) != 0) pj64 = 0;
+            ppb = pj64 / 8;
+        }
+        double fixed = -1, best_obj = -1;
+        mx_stats st;
+        for (int pass = 0; pass < 2; pass++) {
+            for (size_t i = 0; i < ncand; i++) {
+                if (pass == 0) { /* one exact evaluation gives the fixed part */
+                    if (i) break;
+                } else {
+                    double lbe = fixed + cand[i].t.dram_bytes * ppb;
+                    double lb = c->tiling_energy == 2 ? lbe * cand[i].lb : lbe;
+                    if (best_obj >= 0 && lb > best_obj) continue;
+                }
+                analytic_tiled(&cq, &g, fa, fb, &fo, &cand[i].t, &st);
+                if (mx_energy_apply(&cq, c->energy_tab, &st, err, errlen) != 0) { free(cand); return -1; }
+                if (pass == 0) {
+                    fixed = st.energy_pj[MX_E_MUL] + st.energy_pj[MX_E_ADDTREE] + st.energy_pj[MX_E_ACCUM] +
+                            st.energy_pj[MX_E_SCALE] + st.energy_pj[MX_E_RQU];
+                    continue;
+                }
+                double obj = c->tiling_energy == 2 ? st.energy_total_pj * (double)st.cycles : st.energy_total_pj;
+                cand[i].cycles = (double)st.cycles;
+                if (best < 0 || obj < best_obj * (1 - 1e-12) ||
+                    (obj <= best_obj * (1 + 1e-12) && cand[i].cycles < cand[best].cycles)) {
+                    best = (int)i;
+                    best_obj = obj;
+                }
+            }
+        }
+    } else if (ncand && c->tiling_min_traffic) {
         for (size_t i = 0; i < ncand; i++)
             if (best < 0 || cand[i].t.dram_bytes < cand[best].t.dram_bytes * (1 - 1e-12) ||
                 (cand[i].t.dram_bytes <= cand[best].t.dram_bytes * (1 + 1e-12) && cand[i].tiles < cand[best].tiles))

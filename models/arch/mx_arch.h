@@ -83,7 +83,11 @@ typedef struct {
         double bg_pj_per_cycle;         /* background + refresh per accelerator cycle */
         double act_per_byte;            /* activates per byte read (row locality)   */
     } dram_cal;
-    int tiling_min_traffic;    /* tiler objective: 0 time first, 1 least DRAM traffic */
+    int tiling_min_traffic;    /* mapper objective: 0 time first, 1 least DRAM traffic */
+    int tiling_energy;         /* mapper objective: 1 least energy, 2 least energy x delay (EDP);
+                                * needs energy_tab (memory.tiling: energy | edp)            */
+    const struct mx_energy_table_s *energy_tab; /* the loaded energy table (not owned), for
+                                * the energy and EDP objectives; NULL otherwise              */
     int rqu_elements_per_cycle;
     int rqu_tile;              /* RQU output block: 1 the R x C fold tile, 0 R outputs of a column (rqu.block) */
     double clock_ghz;
@@ -126,7 +130,7 @@ typedef struct {
     double pj;
     int line;
 } mx_energy_entry;
-typedef struct {
+typedef struct mx_energy_table_s {
     char path[MX_ARCH_PATH_MAX];
     int n;
     mx_energy_entry e[MX_ENERGY_MAX_ENTRIES];
