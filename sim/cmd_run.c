@@ -332,8 +332,8 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
     fprintf(f, "%s\"rqu_elements\": %lld,\n%s\"requant_elements\": %lld,\n%s\"requant_copies\": %lld,\n",
             ind, s->rqu_elements, ind, s->requant_elements, ind, s->requant_copies);
     fprintf(f, "%s\"folds\": %lld,\n%s\"tiles\": %lld,\n", ind, s->folds, ind, s->tiles);
-    fprintf(f, "%s\"mapping\": {\"mt\": %lld, \"nt\": %lld, \"kt\": %lld, \"loop_order\": \"%s\"},\n", ind,
-            s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k");
+    fprintf(f, "%s\"mapping\": {\"mt\": %lld, \"nt\": %lld, \"kt\": %lld, \"loop_order\": \"%s\", \"double_buffer\": %s},\n", ind,
+            s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k", s->map.double_buffer ? "true" : "false");
     if (s->dram_model && c->engine == MX_ENGINE_CYCLE)
         fprintf(f, "%s\"dram_commands\": {\"act\": %lld, \"pre\": %lld, \"ref\": %lld, \"row_hits\": %lld, \"row_misses\": %lld},\n",
                 ind, s->dram_act, s->dram_pre, s->dram_ref, s->dram_row_hits, s->dram_row_misses);

@@ -148,7 +148,13 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
         t[p + ".banks"] = [=](const YAML::Node &n, const std::string &k) { c->sram[i].banks = (int)get_int(f, n, k, 1, 1024); };
         t[p + ".bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->sram[i].bytes_per_cycle = (int)get_int(f, n, k, 1, 65536); };
     }
-    t["memory.double_buffer"] = [=](const YAML::Node &n, const std::string &k) { c->double_buffer = get_bool(f, n, k); };
+    t["memory.double_buffer"] = [=](const YAML::Node &n, const std::string &k) {
+        std::string v = scalar(f, n, k);
+        if (v == "search") c->double_buffer = 2; // the mapper chooses per GEMM
+        else if (v == "true" || v == "yes" || v == "on") c->double_buffer = 1;
+        else if (v == "false" || v == "no" || v == "off") c->double_buffer = 0;
+        else bad(f, n, k, "must be true, false or search, got '%s'", v.c_str());
+    };
     t["memory.dram_bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->dram_bytes_per_cycle = get_num(f, n, k, 0.001, 1e6); };
     t["memory.dram_latency"] = [=](const YAML::Node &n, const std::string &k) { c->dram_latency = (int)get_int(f, n, k, 0, 1000000); };
     t["memory.tiling"] = [=](const YAML::Node &n, const std::string &k) {

@@ -2,7 +2,9 @@
 // force written here from its documented candidate space: tile extents of
 // the array granule times powers of two, the whole extent and the balanced
 // split of each; kt = the largest that fits and the balanced splits of K into
-// the fewest tiles that fit up to three more; both loop orders.  Every
+// the fewest tiles that fit up to three more; both loop orders; double-
+// buffered tiles (half of each buffer) and, with memory.double_buffer:
+// search, single-buffered ones (the whole buffer).  Every
 // candidate is evaluated exactly (mx_arch_gemm_mapped, the cost the mapper
 // ranks with), without pruning.
 #include <gtest/gtest.h>
@@ -53,10 +55,12 @@ std::vector<cand> brute_force(const mx_arch_config &c, const mx_gemm &g, const m
     long long ng = c.dataflow == MX_DATAFLOW_IS ? 1 : c.cols, kg = 8;
     std::vector<cand> all;
     char err[256];
+    for (int db = c.double_buffer ? 1 : 0; db >= (c.double_buffer == 1 ? 1 : 0); db--) {
+    const double half = db ? 512 : 1024; // bytes per KiB the tile may use
     for (long long mt : extents(M, mg))
         for (long long nt : extents(N, ng)) {
-            if (mt * nt * 4.0 > c.sram[MX_OP_OUT].kib * 512) continue;
-            double kmax_d = std::min(c.sram[MX_OP_A].kib * 512 / (mt * 8.125 / 8), c.sram[MX_OP_B].kib * 512 / (nt * 8.125 / 8));
+            if (mt * nt * 4.0 > c.sram[MX_OP_OUT].kib * half) continue;
+            double kmax_d = std::min(c.sram[MX_OP_A].kib * half / (mt * 8.125 / 8), c.sram[MX_OP_B].kib * half / (nt * 8.125 / 8));
             long long Kr = (K + kg - 1) / kg * kg;
             long long kmax = kmax_d >= Kr ? Kr : (long long)kmax_d / kg * kg;
             if (kmax < kg) continue;
@@ -71,6 +75,7 @@ std::vector<cand> brute_force(const mx_arch_config &c, const mx_gemm &g, const m
                     mx_tiling t;
                     memset(&t, 0, sizeof t);
                     t.mt = std::min(mt, M); t.nt = std::min(nt, N); t.kt = std::min(kt, K); t.n_outer = o;
+                    t.double_buffer = db;
                     t.m_tiles = (M + t.mt - 1) / t.mt; t.n_tiles = (N + t.nt - 1) / t.nt; t.k_tiles = (K + t.kt - 1) / t.kt;
                     mx_stats s;
                     EXPECT_EQ(mx_arch_gemm_mapped(&c, &g, &t, &s, err, sizeof err), 0) << err;
@@ -82,6 +87,7 @@ std::vector<cand> brute_force(const mx_arch_config &c, const mx_gemm &g, const m
                     all.push_back({(double)s.cycles, (double)(s.dram_read[0] + s.dram_read[1]), e});
                 }
         }
+    }
     return all;
 }
 
@@ -99,13 +105,15 @@ mx_arch_config random_cfg(uint64_t *rng, int it)
 } // namespace
 
 // time: the choice is within 1% of the fastest, and no candidate within 1%
-// of the fastest moves fewer bytes.
+// of the fastest moves fewer bytes; also when the mapper may choose single-
+// buffered tiles (memory.double_buffer: search).
 TEST(Mapper, WithinOnePercentOfBruteForce)
 {
     uint64_t rng = 99;
     char err[256];
-    for (int it = 0; it < 12; it++) {
+    for (int it = 0; it < 18; it++) {
         mx_arch_config c = random_cfg(&rng, it);
+        if (it >= 12) c.double_buffer = 2; // memory.double_buffer: search (both kinds of tiles)
         long long M = 1 + mx_rng_next(&rng) % 700, N = 1 + mx_rng_next(&rng) % 700, K = 1 + mx_rng_next(&rng) % 2000;
         mx_gemm g = make_gemm(M, N, K);
         mx_stats chosen;

@@ -318,14 +318,12 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     long long Mr = mx_cdiv(M, mg) * mg, Nr = mx_cdiv(N, ng) * ng, Kr = mx_cdiv(K, kg) * kg;
     memset(t, 0, sizeof *t);
     if (c->ideal_memory) {
+        t->double_buffer = c->double_buffer != 0;
         t->mt = M; t->nt = N; t->kt = K;
         t->m_tiles = t->n_tiles = t->k_tiles = 1;
         return 0;
     }
-    double div = c->double_buffer ? 2.0 : 1.0;
-    double cap_a = c->sram[MX_OP_A].kib * 1024.0 / div;
-    double cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
-    double cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
+    double cap_a = 0, cap_b = 0, cap_o = 0;
     double ba = fa->bits_per_elem, bb = fb->bits_per_elem, bw = c->dram_bytes_per_cycle;
     /* The mapper (docs/ARCH.md "Mapper"): candidates are tile extents of the
      * array granule times powers of two, the whole extent, and the balanced
@@ -355,6 +353,14 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     }
     mx_map_cand *cand = NULL;
     size_t ncand = 0, cap = 0;
+    /* double-buffered tiles (half of each buffer, loads overlap compute) when
+     * the hardware double buffers; with memory.double_buffer: search also
+     * single-buffered ones (the whole buffer, no overlap) */
+    for (int db = c->double_buffer ? 1 : 0; db >= (c->double_buffer == 1 ? 1 : 0); db--) {
+    double div = db ? 2.0 : 1.0;
+    cap_a = c->sram[MX_OP_A].kib * 1024.0 / div;
+    cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
+    cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
     for (int i = 0; i < nm; i++)
         for (int j = 0; j < nn; j++) {
             long long mt = mts[i], nt = nts[j];
@@ -383,12 +389,14 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
                     memset(m, 0, sizeof *m);
                     m->t.mt = mx_llmin(mt, M); m->t.nt = mx_llmin(nt, N); m->t.kt = mx_llmin(kts[kk], K);
                     m->t.n_outer = o;
+                    m->t.double_buffer = db;
                     m->t.m_tiles = mx_cdiv(M, m->t.mt); m->t.n_tiles = mx_cdiv(N, m->t.nt); m->t.k_tiles = mx_cdiv(K, m->t.kt);
                     m->t.dram_bytes = tiling_traffic(M, N, K, m->t.mt, m->t.nt, m->t.kt, ba, bb, o);
                     m->tiles = m->t.m_tiles * m->t.n_tiles * m->t.k_tiles;
                     m->lb = map_lower_bound(c, &m->t, M, N, K);
                 }
         }
+    }
     int best = -1;
     if (ncand && c->tiling_energy && !c->tiling_min_traffic) {
         /* energy / EDP: exact analytic energy of the candidates in order of a
@@ -655,7 +663,7 @@ void mx_arch_gemm_counts(const mx_arch_config *c, const mx_operand_fmt *fa, cons
 {
     const long long M = g->M, N = g->N, K = g->K;
     s->tiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
-    s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer};
+    s->map = (mx_tiling_shape){tl->mt, tl->nt, tl->kt, tl->n_outer, tl->double_buffer};
     s->macs = M * N * K;
     s->pe_steps = M * N * mx_cdiv(K, c->lanes);
     s->scale_adds = (fa->is_mx || fb->is_mx) ? s->pe_steps : 0;
@@ -840,7 +848,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 s->sram_write[MX_OP_B] += lb;
                 long long ready = 0;
                 if (!c->ideal_memory && la + lb > 0) {
-                    long long want = mx_llmax(dram_free, c->double_buffer ? end2 : end1);
+                    long long want = mx_llmax(dram_free, tl->double_buffer ? end2 : end1);
                     /* writes queued before this read was wanted go first (the
                      * controller drains its write queue when it fills: a tile's
                      * store is far larger than the queue), then the read */

@@ -63,7 +63,7 @@ typedef struct {
     double mxsf_wide_fraction; /* timing mode: fraction of MXSF elements in E2M5 mode */
     /* memory */
     mx_sram_config sram[MX_NOPS];
-    int double_buffer;
+    int double_buffer;         /* 1 tiles double buffered, 0 not, 2 the mapper chooses per GEMM */
     double dram_bytes_per_cycle;
     int dram_latency;          /* cycles from a read's issue to its first data    */
     int ideal_memory;          /* 1: no DRAM/SRAM stalls (SCALE-Sim CALC mode)    */
@@ -157,6 +157,7 @@ const char *mx_energy_comp_name(mx_energy_comp c);
 typedef struct {
     long long mt, nt, kt;        /* tile extents                          */
     int n_outer;                 /* loop order: 0 m,n,k; 1 n,m,k           */
+    int double_buffer;           /* the mapping double buffers             */
 } mx_tiling_shape;
 #define MX_SIG_MAX 24
 typedef enum {
@@ -228,6 +229,7 @@ typedef struct {
     long long mt, nt, kt;   /* tile extents (last tiles may be smaller) */
     long long m_tiles, n_tiles, k_tiles;
     int n_outer;            /* loop order: 0 m, n, k; 1 n, m, k (k always inner) */
+    int double_buffer;      /* 1: tiles fill half of each buffer, loads overlap compute */
     double dram_bytes;      /* operand reads this tiling implies (A + B)  */
 } mx_tiling;
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,

@@ -479,8 +479,8 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             }
             /* loads: tile ld into half ld % 2 once tile ld - 2 (ld - 1 single-buffered) computed */
             while (ld < ntiles) {
-                long long dep = ld - (c->double_buffer ? 2 : 1);
-                if (ld - cp >= (c->double_buffer ? 2 : 1)) break; /* no free half yet */
+                long long dep = ld - (tl->double_buffer ? 2 : 1);
+                if (ld - cp >= (tl->double_buffer ? 2 : 1)) break; /* no free half yet */
                 if (dep >= 0 && (dep >= cp || acc_to_mem(&port, ends[dep % 3]) > port.now)) break;
                 load_slot *ls = &loads[ld % LOAD_SLOTS];
                 if (!ld_active) {
@@ -566,7 +566,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
         /* next event: the memory's own, a buffer half freed by compute, codes out of the RQU */
         long long next = mem_next_event(&port);
         if (ld < ntiles) {
-            long long dep = ld - (c->double_buffer ? 2 : 1);
+            long long dep = ld - (tl->double_buffer ? 2 : 1);
             if (dep >= 0 && dep < cp) {
                 long long t = acc_to_mem(&port, ends[dep % 3]);
                 if (t > port.now) next = mx_llmin(next, t);
