@@ -199,6 +199,13 @@ TEST(CycleEngine, SramConflictsStallTheArray)
     // spans 16 + 3 = 19 cycles of use, so at least 64 - 19 - 1 cycles are lost
     EXPECT_GE(narrow.stall[MX_STALL_SRAM], 64 - 20);
     EXPECT_EQ(narrow.cycles - wide.cycles, narrow.stall[MX_STALL_SRAM]);
+    // the tile's compute itself lasts the folds plus the stalls (with the
+    // RQU on the drain path the total would hide a compute end that forgot them)
+    std::vector<mx_cycle_tile> rec(1);
+    mx_stats s;
+    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec.data(), 1, err, sizeof err), 0) << err;
+    EXPECT_EQ(rec[0].end - rec[0].start, s.compute_cycles + s.stall[MX_STALL_SRAM]);
+    EXPECT_EQ(rec[0].sram_stall, s.stall[MX_STALL_SRAM]);
 }
 
 // DMA streams: a 3 x 10-byte tile of a matrix with 100-byte rows at 1000,
