@@ -401,6 +401,18 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *v)
+{
+    if (!strpbrk(v, ",\"\r\n")) { fputs(v, f); return; }
+    fputc('"', f);
+    for (; *v; v++) {
+        if (*v == '"') fputc('"', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
+}
+
 static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm *g,
                     const mx_arch_config *c, const mx_stats *s)
 {
@@ -414,7 +426,14 @@ static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm 
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",%.17g", s->energy_pj[i]);
     if (s->functional) fprintf(f, ",%.6f,%.9g", s->qsnr_db, s->max_abs_err);
     else fprintf(f, ",,");
-    fprintf(f, "\n");
+    /* what produced the row: config name, engine, mode, DRAM, version */
+    const char *prov[5] = {c->name, mx_engine_name(c->engine), s->functional ? "functional" : "timing",
+                           c->dram_model ? c->dram.name : "channel", mxsim_version()};
+    for (int i = 0; i < 5; i++) {
+        fputc(',', f);
+        csv_field(f, prov[i]);
+    }
+    fputc('\n', f);
 }
 
 static int write_csv(const char *path, const mx_trace *tr, const run_result *r)
@@ -425,7 +444,7 @@ static int write_csv(const char *path, const mx_trace *tr, const run_result *r)
                "utilization,macs,macs_6x6,macs_6x3,macs_3x3,sram_a_bytes,dram_a_bytes,sram_b_bytes,"
                "dram_b_bytes,sram_out_bytes,dram_out_bytes,rqu_elements,requant_elements,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));
-    fprintf(f, ",qsnr_db,max_abs_err\n");
+    fprintf(f, ",qsnr_db,max_abs_err,config,engine,mode,dram,version\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
         csv_row(f, g->name, mx_phase_name(g->phase), g, &r->cfg, &r->rows[i]);
