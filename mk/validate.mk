@@ -4,10 +4,14 @@
 # checks that the committed table is what the current engines give.
 # `make headline` plots the MXSF/BF16 energy ratio against buffer size and
 # DRAM preset (build/headline/), the range quoted in docs/ENERGY.md.
-.PHONY: validate headline
+.PHONY: validate validate-traces headline
 validate: all
 	$(BUILD)/mxsim validate > docs/VALIDATION.md.tmp && mv docs/VALIDATION.md.tmp docs/VALIDATION.md
 	@grep '^summary' docs/VALIDATION.md
 
 headline: deps all
 	sh mk/headline.sh $(BUILD)/mxsim $(BUILD)/headline
+
+# The same comparison on the shipped traces (whole-trace totals; minutes).
+validate-traces: all
+	sh mk/validate_traces.sh $(BUILD)/mxsim
