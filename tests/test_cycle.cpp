@@ -328,3 +328,16 @@ TEST(AnalyticEngine, LoadsWaitForTheirBufferHalf)
     ASSERT_EQ(s.tiles, 8);
     EXPECT_GE(s.cycles, 242);
 }
+
+// A GEMM whose array time alone would take the cycle engine hours is refused
+// with a message naming the other engine: 2^20 x 2^20 x 2^20 on 4x4x4 is
+// 2^60 / 64 = 1.8e16 cycles, far above MX_CYCLE_MAX_CYCLES.
+TEST(CycleEngine, RefusesWhatWouldRunForHours)
+{
+    mx_arch_config c = chan_cfg();
+    mx_gemm g = gemm(1 << 20, 1 << 20, 1 << 20);
+    mx_stats s;
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), -1);
+    EXPECT_NE(std::string(err).find("--engine analytic"), std::string::npos) << err;
+}

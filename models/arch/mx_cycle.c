@@ -336,6 +336,14 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
     mx_operand_fmt fa, fb, fo;
     if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
     const long long M = g->M, N = g->N, K = g->K;
+    /* the engine steps every burst: refuse what would run for hours (the
+     * array alone needs M*N*K / (R*C*L) cycles; ~4e7 cycles/s simulated) */
+    double min_cycles = (double)M * (double)N * (double)K / ((double)c->rows * c->cols * c->lanes);
+    if (min_cycles > MX_CYCLE_MAX_CYCLES)
+        return mx_fail(err, errlen,
+                       "GEMM '%s' (%lldx%lldx%lld) needs at least %.3g cycles: too long for the cycle engine "
+                       "(limit %.0e); use --engine analytic",
+                       g->name, M, N, K, min_cycles, (double)MX_CYCLE_MAX_CYCLES);
     tile_walk w;
     memset(&w, 0, sizeof w);
     w.c = c;

@@ -24,6 +24,10 @@
 extern "C" {
 #endif
 
+/* One GEMM row whose array time alone exceeds this many cycles is refused
+ * (about 45 minutes of simulation at 4e7 cycles/s). */
+#define MX_CYCLE_MAX_CYCLES 1e11
+
 /* Same contract as mx_arch_gemm_timing (counters of one instance, energy
  * not applied).  0, or -1 with a message. */
 int mx_arch_gemm_cycle(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
