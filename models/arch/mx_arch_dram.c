@@ -7,28 +7,34 @@
  * engine with a DRAM preset".
  */
 #include "arch/mx_arch.h"
+#include "arch/mx_dma.h"
 #include "mem/mx_dram_probe.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-/* The probe tile: 256 rows of 2 KiB from a matrix with a 16 KiB row pitch,
- * the shape of an operand tile load of the default configurations. */
-static const mx_dram_pattern probe_tile = {0, 16384, 2048, 256, 0};
+/* One probe: `count` segments of `len` bytes `stride` apart, read or written. */
+static int probe(const mx_arch_config *c, uint64_t stride, uint64_t len, uint64_t count, int is_write,
+                 mx_dram_probe *out, char *err, size_t errlen)
+{
+    mx_dma_stream st;
+    mx_dma_stream_init(&st, (uint64_t)mx_dram_burst_bytes(&c->dram));
+    mx_dma_stream_add_segments(&st, 0, stride, len, count);
+    return mx_dram_probe_run(&c->dram, mx_dma_stream_next_fn, &st, is_write, out, err, errlen);
+}
 
 int mx_arch_dram_calibrate(mx_arch_config *c, char *err, size_t errlen)
 {
     memset(&c->dram_cal, 0, sizeof c->dram_cal);
     if (!c->dram_model) return 0;
     const double ratio = c->dram.tCK_ns * c->clock_ghz; /* accelerator cycles per DRAM clock */
+    /* one burst read and written (idle latencies), and the probe tile: 256
+     * rows of 2 KiB from a matrix with a 16 KiB row pitch, the shape of an
+     * operand tile load of the default configurations */
     mx_dram_probe one, onew, rd, wr;
-    mx_dram_pattern p1 = {0, 64, 1, 1, 0}, p1w = {0, 64, 1, 1, 1}, pw = probe_tile;
-    pw.is_write = 1;
-    if (mx_dram_probe_run(&c->dram, &p1, &one, err, errlen) != 0 ||
-        mx_dram_probe_run(&c->dram, &p1w, &onew, err, errlen) != 0 ||
-        mx_dram_probe_run(&c->dram, &probe_tile, &rd, err, errlen) != 0 ||
-        mx_dram_probe_run(&c->dram, &pw, &wr, err, errlen) != 0)
+    if (probe(c, 64, 1, 1, 0, &one, err, errlen) != 0 || probe(c, 64, 1, 1, 1, &onew, err, errlen) != 0 ||
+        probe(c, 16384, 2048, 256, 0, &rd, err, errlen) != 0 || probe(c, 16384, 2048, 256, 1, &wr, err, errlen) != 0)
         return -1;
     const double burst = mx_dram_burst_bytes(&c->dram);
     double rd_bytes = (double)rd.bursts * burst, wr_bytes = (double)wr.bursts * burst;

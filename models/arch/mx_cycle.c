@@ -12,6 +12,7 @@
 
 #include "arch/mx_dma.h"
 #include "util/mx_util.h"
+#include "mem/mx_dram_probe.h"
 #include "mem/mx_sram.h"
 
 #include <limits.h>
@@ -647,47 +648,26 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
 {
     memset(out, 0, sizeof *out);
     if (!c->dram_model) return -1;
-    char err[200];
-    mx_dram *d = mx_dram_new(&c->dram, err, sizeof err);
-    if (!d) return -1;
-    const double ratio = c->dram.tCK_ns * c->clock_ghz;
-    const uint64_t burst = (uint64_t)mx_dram_burst_bytes(&c->dram);
     uint64_t base = 0;
     mx_dma_matrix ma, mb, mo;
     matrix_layout(c, fa, M, K, &base, &ma);
     matrix_layout(c, fb, N, K, &base, &mb);
     matrix_layout(c, fo, M, N, &base, &mo);
     mx_dma_stream st;
-    mx_dma_stream_init(&st, burst);
+    mx_dma_stream_init(&st, (uint64_t)mx_dram_burst_bytes(&c->dram));
     int is_write = what == MX_PROBE_STORE;
     if (what & MX_PROBE_A) mx_dma_stream_add_tile(&st, &ma, r0, m, k0, k);
     if (what & MX_PROBE_B) mx_dma_stream_add_tile(&st, &mb, n0, n, k0, k);
     if (is_write) mx_dma_stream_add_tile(&st, &mo, r0, m, n0, n);
-    uint64_t issued = 0, done = 0, last = 0, addr;
-    int have = mx_dma_stream_next(&st, &addr);
-    for (;;) {
-        while (have && mx_dram_can_accept(d, addr, is_write)) {
-            mx_dram_add(d, addr, is_write, issued++);
-            have = mx_dma_stream_next(&st, &addr);
-        }
-        mx_dram_done r;
-        while (mx_dram_pop_done(d, &r)) {
-            done++;
-            if (r.done > last) last = r.done;
-        }
-        if (!have && done == issued) break;
-        uint64_t nx = mx_dram_next_event(d);
-        if (nx == UINT64_MAX) break;
-        mx_dram_run_until(d, nx);
-    }
-    mx_dram_stats ds;
-    mx_dram_get_stats(d, &ds);
-    mx_dram_free(d);
-    out->bursts = (long long)issued;
-    out->cycles = (long long)ceil((double)last * ratio - 1e-9);
-    out->cmd_pj = ds.energy_pj[MX_DRAM_E_ACT] + ds.energy_pj[MX_DRAM_E_PRE] + ds.energy_pj[MX_DRAM_E_RD] +
-                  ds.energy_pj[MX_DRAM_E_WR];
-    out->act = (long long)ds.act;
+    mx_dram_probe pr;
+    char err[200];
+    if (mx_dram_probe_run(&c->dram, mx_dma_stream_next_fn, &st, is_write, &pr, err, sizeof err) != 0) return -1;
+    const mx_dram_stats *ds = &pr.stats;
+    out->bursts = (long long)pr.bursts;
+    out->cycles = (long long)ceil((double)pr.end_clock * c->dram.tCK_ns * c->clock_ghz - 1e-9);
+    out->cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
+                  ds->energy_pj[MX_DRAM_E_WR];
+    out->act = (long long)ds->act;
     return 0;
 }
 

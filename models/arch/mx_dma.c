@@ -12,7 +12,7 @@ void mx_dma_stream_init(mx_dma_stream *s, uint64_t burst)
     s->burst = burst;
 }
 
-static void add_seg(mx_dma_stream *s, uint64_t base, uint64_t stride, uint64_t len, uint64_t count)
+void mx_dma_stream_add_segments(mx_dma_stream *s, uint64_t base, uint64_t stride, uint64_t len, uint64_t count)
 {
     if (len == 0 || count == 0 || s->nseg == MX_DMA_MAX_SEGS) return;
     mx_dma_seg *g = &s->seg[s->nseg++];
@@ -33,19 +33,21 @@ void mx_dma_stream_add_tile(mx_dma_stream *s, const mx_dma_matrix *m, long long 
     if (nr <= 0 || nc <= 0) return;
     uint64_t b0 = (uint64_t)floor((double)c0 * m->bits / 8.0);
     uint64_t b1 = (uint64_t)ceil((double)(c0 + nc) * m->bits / 8.0);
-    add_seg(s, m->base + (uint64_t)r0 * m->row_bytes + b0, m->row_bytes, b1 - b0, (uint64_t)nr);
+    mx_dma_stream_add_segments(s, m->base + (uint64_t)r0 * m->row_bytes + b0, m->row_bytes, b1 - b0, (uint64_t)nr);
     if (m->has_scales) {
         long long sr0 = r0 / m->scale_rows_per, sr1 = (r0 + nr - 1) / m->scale_rows_per;
         long long sc0 = c0 / m->scale_cols_per, sc1 = (c0 + nc - 1) / m->scale_cols_per;
-        add_seg(s, m->scale_base + (uint64_t)sr0 * m->scale_row_bytes + (uint64_t)sc0,
+        mx_dma_stream_add_segments(s, m->scale_base + (uint64_t)sr0 * m->scale_row_bytes + (uint64_t)sc0,
                 m->scale_row_bytes, (uint64_t)(sc1 - sc0 + 1), (uint64_t)(sr1 - sr0 + 1));
     }
 }
 
 void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes)
 {
-    add_seg(s, base, bytes, bytes, 1);
+    mx_dma_stream_add_segments(s, base, bytes, bytes, 1);
 }
+
+int mx_dma_stream_next_fn(void *s, uint64_t *addr) { return mx_dma_stream_next((mx_dma_stream *)s, addr); }
 
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
 {

@@ -66,10 +66,15 @@ void mx_dma_stream_init(mx_dma_stream *s, uint64_t burst);
  * (codes, then scales).  Empty extents add nothing. */
 void mx_dma_stream_add_tile(mx_dma_stream *s, const mx_dma_matrix *m, long long r0, long long nr,
                             long long c0, long long nc);
+/* Adds `count` segments of `len` bytes, segment j at base + j * stride. */
+void mx_dma_stream_add_segments(mx_dma_stream *s, uint64_t base, uint64_t stride, uint64_t len, uint64_t count);
 /* Adds `bytes` contiguous bytes at base. */
 void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes);
 /* Next burst address: 1 and *addr, or 0 when the stream is exhausted. */
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr);
+/* mx_dma_stream_next with the signature of mx_dram_next_addr
+ * (mem/mx_dram_probe.h), so a stream can be probed alone on the DRAM. */
+int mx_dma_stream_next_fn(void *s, uint64_t *addr);
 /* Bursts the stream moves in total (from its start; s is not advanced). */
 uint64_t mx_dma_stream_bursts(const mx_dma_stream *s);
 

@@ -1,12 +1,13 @@
 /*
- * mx_dram_probe.h — one access pattern run alone on the DRAM model
- * (mx_dram.h), from an idle, freshly reset device: how long it takes and
- * what it costs.  The analytic engine calibrates its closed forms with a few
- * probes per configuration (docs/ARCH.md "Analytic engine").
+ * mx_dram_probe.h — one transfer run alone on the DRAM model (mx_dram.h),
+ * from an idle, freshly reset device: how long it takes and what it costs.
+ * The analytic engine calibrates itself with a few probes per configuration
+ * and times each distinct tile transfer of a GEMM with one (docs/ARCH.md
+ * "Analytic engine").
  *
- *   pattern: `segments` runs of `seg_bytes` contiguous bytes, run i starting
- *            at base + i * stride (a tile of a row-major matrix: rows of the
- *            tile are the segments, the matrix row pitch the stride)
+ * The transfer is a sequence of burst addresses from `next` (e.g. an
+ * mx_dma_stream); requests are issued in order as fast as the controller's
+ * queue takes them, as a DMA engine with unbounded issue rate would.
  */
 #ifndef MX_DRAM_PROBE_H
 #define MX_DRAM_PROBE_H
@@ -17,10 +18,8 @@
 extern "C" {
 #endif
 
-typedef struct {
-    uint64_t base, stride, seg_bytes, segments;
-    int is_write;
-} mx_dram_pattern;
+/* The transfer's next burst address: 1 and *addr, or 0 at its end. */
+typedef int (*mx_dram_next_addr)(void *src, uint64_t *addr);
 
 typedef struct {
     uint64_t bursts;      /* requests issued                              */
@@ -29,8 +28,8 @@ typedef struct {
 } mx_dram_probe;
 
 /* 0, or -1 with err set (bad config). */
-int mx_dram_probe_run(const mx_dram_config *c, const mx_dram_pattern *p, mx_dram_probe *out,
-                      char *err, size_t errlen);
+int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
+                      mx_dram_probe *out, char *err, size_t errlen);
 
 #ifdef __cplusplus
 }
