@@ -379,11 +379,14 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
 
     stall_memo *memo = calloc(1, sizeof *memo);
     if (!memo) { mx_dram_free(port.d); return mx_fail(err, errlen, "out of memory"); }
-    long long shape_stall[2][2][2], shape_cyc[2][2][2];
+    /* per tile shape (edge or not in m, n, k): fold cycles, bank stalls and the
+     * drain path's start-to-done (-2 not yet computed, -1 not on that path) */
+    long long shape_stall[2][2][2], shape_cyc[2][2][2], shape_done[2][2][2];
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
             for (int k = 0; k < 2; k++) {
                 shape_stall[i][j][k] = -1;
+                shape_done[i][j][k] = -2;
                 shape_cyc[i][j][k] = mx_tile_compute_cycles(c, w.dims_m[i], w.dims_n[j], w.dims_k[k]);
             }
 
@@ -411,14 +414,13 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
         while (progress) {
             progress = 0;
             /* compute: tile cp once its load is in and its output half is free */
-            if (cp < ntiles && st_tail - st_head < STORE_SLOTS && loads[cp % LOAD_SLOTS].tile == cp &&
-                loads[cp % LOAD_SLOTS].all_issued && loads[cp % LOAD_SLOTS].outstanding == 0) {
-                load_slot *ls = &loads[cp % LOAD_SLOTS];
+            load_slot *ls = &loads[cp % LOAD_SLOTS];
+            if (cp < ntiles && st_tail - st_head < STORE_SLOTS && ls->tile == cp && ls->all_issued &&
+                ls->outstanding == 0) {
                 tile_info ti;
                 tile_at(&w, cp, &ti);
                 int half = (int)(ti.out_idx % 2);
-                int out_ok = !ti.first_k || out_free_known[half];
-                if (ls->tile == cp && ls->all_issued && ls->outstanding == 0 && out_ok) {
+                if (!ti.first_k || out_free_known[half]) {
                     long long ready = ls->max_done >= 0 ? mem_to_acc(&port, ls->max_done) : 0;
                     long long need_half = ti.first_k ? out_free[half] : 0;
                     long long start = mx_llmax(end_prev, mx_llmax(ready, need_half));
@@ -449,8 +451,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                     }
                     ends[cp % 3] = end;
                     end_prev = end;
-                    long long store_bytes = mx_arch_tile_counts(c, &fa, &fb, &fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, s);
-                    (void)store_bytes;
+                    mx_arch_tile_counts(c, &fa, &fb, &fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, s);
                     if (ti.first_k) out_free_known[half] = 0; /* held until this output tile is stored */
                     if (ti.last_k) {
                         store_slot *ss = &stores[st_tail % STORE_SLOTS];
@@ -458,8 +459,10 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                         ss->out_idx = ti.out_idx;
                         long long elems = ti.m * ti.n + rqu_extra_per_out +
                                           (ti.out_idx == nouts - 1 ? rqu_extra_elems - rqu_extra_per_out * nouts : 0);
-                        long long done = c->rqu_elements_per_cycle >= c->rows * c->cols
-                                             ? tile_done_cycles(c, ti.m, ti.n, ti.k) : -1;
+                        if (shape_done[em][en][ek] == -2)
+                            shape_done[em][en][ek] = c->rqu_elements_per_cycle >= c->rows * c->cols
+                                                         ? tile_done_cycles(c, ti.m, ti.n, ti.k) : -1;
+                        long long done = shape_done[em][en][ek];
                         if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
                             long long extra = elems - ti.m * ti.n; /* second copies after the tile */
                             ss->rqu_end = mx_llmax(start + sst + done, rqu_free) +
