@@ -307,6 +307,157 @@ static double map_lower_bound(const mx_arch_config *c, const mx_tiling *t, long 
     return comp > mem ? comp : mem;
 }
 
+/* The mapper's candidates (docs/ARCH.md "Mapper"): tile extents of the array
+ * granule times powers of two, the whole extent, and the balanced split of
+ * each (same tile count, equal tiles); along K the largest extent that fits
+ * and the even splits into the fewest tiles that fit up to three more; both
+ * loop orders; double-buffered tiles (half of each buffer) when the hardware
+ * double buffers, and with memory.double_buffer: search single-buffered ones
+ * (the whole buffer) too.  *cand is malloc'd; 0, or -1 out of memory. */
+static int map_candidates(const mx_arch_config *c, double ba, double bb, long long M, long long N,
+                          long long K, long long mg, long long ng, long long kg, mx_map_cand **cand,
+                          size_t *ncand)
+{
+    long long ext[2][130];
+    int next[2] = {0, 0};
+    for (int d = 0; d < 2; d++) { /* d = 0: extents along M, 1: along N */
+        long long g = d ? ng : mg, X = d ? N : M, R = mx_cdiv(X, g) * g;
+        for (long long e = g;; e = e * 2 < R ? e * 2 : R) {
+            long long q = mx_cdiv(X, mx_llmin(e, X));
+            long long bal = mx_cdiv(mx_cdiv(X, q), g) * g;
+            ext[d][next[d]++] = e;
+            if (bal != e && next[d] < 129) ext[d][next[d]++] = bal;
+            if (e >= R || next[d] >= 128) break;
+        }
+    }
+    const long long Kr = mx_cdiv(K, kg) * kg;
+    size_t cap = 0;
+    *cand = NULL;
+    *ncand = 0;
+    for (int db = c->double_buffer ? 1 : 0; db >= (c->double_buffer == 1 ? 1 : 0); db--) {
+        double div = db ? 2.0 : 1.0;
+        double cap_a = c->sram[MX_OP_A].kib * 1024.0 / div, cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
+        double cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
+        for (int i = 0; i < next[0]; i++)
+            for (int j = 0; j < next[1]; j++) {
+                long long mt = ext[0][i], nt = ext[1][j];
+                if ((double)mt * nt * 4.0 > cap_o) continue;
+                double ka = cap_a / ((double)mt * ba / 8), kb = cap_b / ((double)nt * bb / 8);
+                double kmax_d = ka < kb ? ka : kb;
+                long long kmax = kmax_d >= (double)Kr ? Kr : ((long long)kmax_d / kg) * kg;
+                if (kmax < kg) continue;
+                long long kts[5], qmin = mx_cdiv(K, kmax);
+                int nk = 0;
+                kts[nk++] = kmax;
+                for (long long q = qmin; q < qmin + 4; q++) {
+                    long long kt = mx_cdiv(mx_cdiv(K, q), kg) * kg;
+                    if (kt <= kmax && kt >= kg && kt != kts[nk - 1]) kts[nk++] = kt;
+                }
+                for (int kk = 0; kk < nk; kk++)
+                    for (int o = 0; o < 2; o++) {
+                        if (*ncand == cap) {
+                            cap = cap ? cap * 2 : 256;
+                            mx_map_cand *nc = realloc(*cand, cap * sizeof *nc);
+                            if (!nc) { free(*cand); *cand = NULL; return -1; }
+                            *cand = nc;
+                        }
+                        mx_map_cand *m = &(*cand)[(*ncand)++];
+                        memset(m, 0, sizeof *m);
+                        m->t.mt = mx_llmin(mt, M); m->t.nt = mx_llmin(nt, N); m->t.kt = mx_llmin(kts[kk], K);
+                        m->t.n_outer = o;
+                        m->t.double_buffer = db;
+                        m->t.m_tiles = mx_cdiv(M, m->t.mt); m->t.n_tiles = mx_cdiv(N, m->t.nt);
+                        m->t.k_tiles = mx_cdiv(K, m->t.kt);
+                        m->t.dram_bytes = tiling_traffic(M, N, K, m->t.mt, m->t.nt, m->t.kt, ba, bb, o);
+                        m->tiles = m->t.m_tiles * m->t.n_tiles * m->t.k_tiles;
+                        m->lb = map_lower_bound(c, &m->t, M, N, K);
+                    }
+            }
+    }
+    return 0;
+}
+
+/* a fewer bytes than b (relative tolerance for the floating traffic sums) */
+static int fewer_bytes(double a, double b) { return a < b * (1 - 1e-12); }
+static int same_bytes(double a, double b) { return a <= b * (1 + 1e-12); }
+
+/* memory.tiling: traffic -- the least DRAM traffic, then the fewest tiles. */
+static int pick_traffic(const mx_map_cand *cand, size_t n)
+{
+    int best = -1;
+    for (size_t i = 0; i < n; i++)
+        if (best < 0 || fewer_bytes(cand[i].t.dram_bytes, cand[best].t.dram_bytes) ||
+            (same_bytes(cand[i].t.dram_bytes, cand[best].t.dram_bytes) && cand[i].tiles < cand[best].tiles))
+            best = (int)i;
+    return best;
+}
+
+/* memory.tiling: time -- exact cycles (cost cq) of the candidates in order of
+ * their lower bound until it exceeds 1.01 x the fastest; among those within
+ * 1% of the fastest the least traffic, then the fewest cycles, then tiles. */
+static int pick_time(const mx_arch_config *cq, const mx_gemm *g, const mx_operand_fmt *fa,
+                     const mx_operand_fmt *fb, const mx_operand_fmt *fo, mx_map_cand *cand, size_t n)
+{
+    qsort(cand, n, sizeof *cand, cmp_lb);
+    double fastest = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (fastest >= 0 && cand[i].lb > fastest * 1.01) break; /* no later candidate can be within 1% */
+        mx_stats st;
+        analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st);
+        cand[i].cycles = (double)st.cycles;
+        cand[i].exact = 1;
+        if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
+    }
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        const mx_map_cand *x = &cand[i], *b = best >= 0 ? &cand[best] : NULL;
+        if (!x->exact || x->cycles > fastest * 1.01) continue;
+        if (!b || fewer_bytes(x->t.dram_bytes, b->t.dram_bytes) ||
+            (same_bytes(x->t.dram_bytes, b->t.dram_bytes) &&
+             (x->cycles < b->cycles || (x->cycles == b->cycles && x->tiles < b->tiles))))
+            best = (int)i;
+    }
+    return best;
+}
+
+/* memory.tiling: energy / edp -- exact energy (x cycles) of every candidate
+ * whose lower bound does not exceed the best found: the mapping-independent
+ * energy (multipliers, adder tree, accumulators, scale adds, RQU: the same
+ * counts for every mapping) plus the operand bytes at the cheapest DRAM
+ * energy per byte (times the cycle bound for EDP).  -2 on an energy-table
+ * error (message in err). */
+static int pick_energy(const mx_arch_config *cq, const mx_energy_table *tab, int edp, const mx_gemm *g,
+                       const mx_operand_fmt *fa, const mx_operand_fmt *fb, const mx_operand_fmt *fo,
+                       mx_map_cand *cand, size_t n, char *err, size_t errlen)
+{
+    double ppb = -1;
+    if (cq->dram_model && cq->dram_cal.valid) ppb = cq->dram_cal.rd_pj_per_byte;
+    else if (mx_energy_get(tab, "dram_64b", &ppb) == 0) ppb /= 8;
+    else ppb = 0;
+    double fixed = 0, best_obj = -1;
+    int best = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            double lbe = fixed + cand[i].t.dram_bytes * ppb;
+            if (best_obj >= 0 && (edp ? lbe * cand[i].lb : lbe) > best_obj) continue;
+        }
+        mx_stats st;
+        analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st);
+        if (mx_energy_apply(cq, tab, &st, err, errlen) != 0) return -2;
+        if (i == 0) /* the first exact evaluation gives the fixed part */
+            fixed = st.energy_pj[MX_E_MUL] + st.energy_pj[MX_E_ADDTREE] + st.energy_pj[MX_E_ACCUM] +
+                    st.energy_pj[MX_E_SCALE] + st.energy_pj[MX_E_RQU];
+        double obj = edp ? st.energy_total_pj * (double)st.cycles : st.energy_total_pj;
+        cand[i].cycles = (double)st.cycles;
+        if (best < 0 || obj < best_obj * (1 - 1e-12) ||
+            (obj <= best_obj * (1 + 1e-12) && cand[i].cycles < cand[best].cycles)) {
+            best = (int)i;
+            best_obj = obj;
+        }
+    }
+    return best;
+}
+
 int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                    long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen)
 {
@@ -315,7 +466,6 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     long long mg = c->rows, ng = c->cols;
     if (c->dataflow == MX_DATAFLOW_IS) { mg = c->cols; ng = 1; }
     if (c->dataflow == MX_DATAFLOW_WS) { mg = 1; }
-    long long Mr = mx_cdiv(M, mg) * mg, Nr = mx_cdiv(N, ng) * ng, Kr = mx_cdiv(K, kg) * kg;
     memset(t, 0, sizeof *t);
     if (c->ideal_memory) {
         t->double_buffer = c->double_buffer != 0;
@@ -323,176 +473,47 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
         t->m_tiles = t->n_tiles = t->k_tiles = 1;
         return 0;
     }
-    double cap_a = 0, cap_b = 0, cap_o = 0;
-    double ba = fa->bits_per_elem, bb = fb->bits_per_elem, bw = c->dram_bytes_per_cycle;
-    /* The mapper (docs/ARCH.md "Mapper"): candidates are tile extents of the
-     * array granule times powers of two, the whole extent, and the balanced
-     * split of each (same tile count, equal tiles); along K every tile count
-     * from the fewest that fit to three more, split evenly (balanced K
-     * splits), plus the largest K that fits; both loop orders.
-     * memory.tiling: traffic takes the least DRAM traffic (then the fewest
-     * tiles).  time (default): exact analytic cycles of every candidate
-     * whose proven lower bound max(sum of tile compute cycles, operand bytes
-     * / bandwidth) is within 1% of the best found (branch and bound, so
-     * the optimum is exact), then the least traffic among those within 1%
-     * of the fastest, then the fewest tiles. */
-    (void)bw;
-    long long mts[130], nts[130];
-    int nm = 0, nn = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        long long g = pass ? ng : mg, R = pass ? Nr : Mr, X = pass ? N : M;
-        long long *v = pass ? nts : mts;
-        int *nv = pass ? &nn : &nm;
-        for (long long e = g;; e = e * 2 < R ? e * 2 : R) {
-            long long q = mx_cdiv(X, mx_llmin(e, X));
-            long long bal = mx_cdiv(mx_cdiv(X, q), g) * g;
-            v[(*nv)++] = e;
-            if (bal != e && *nv < 129) v[(*nv)++] = bal;
-            if (e >= R || *nv >= 128) break;
-        }
-    }
-    mx_map_cand *cand = NULL;
-    size_t ncand = 0, cap = 0;
-    /* double-buffered tiles (half of each buffer, loads overlap compute) when
-     * the hardware double buffers; with memory.double_buffer: search also
-     * single-buffered ones (the whole buffer, no overlap) */
-    for (int db = c->double_buffer ? 1 : 0; db >= (c->double_buffer == 1 ? 1 : 0); db--) {
-    double div = db ? 2.0 : 1.0;
-    cap_a = c->sram[MX_OP_A].kib * 1024.0 / div;
-    cap_b = c->sram[MX_OP_B].kib * 1024.0 / div;
-    cap_o = c->sram[MX_OP_OUT].kib * 1024.0 / div;
-    for (int i = 0; i < nm; i++)
-        for (int j = 0; j < nn; j++) {
-            long long mt = mts[i], nt = nts[j];
-            if ((double)mt * nt * 4.0 > cap_o) continue;
-            double ka = cap_a / ((double)mt * ba / 8), kb = cap_b / ((double)nt * bb / 8);
-            double kmax_d = ka < kb ? ka : kb;
-            long long kmax = kmax_d >= (double)Kr ? Kr : ((long long)kmax_d / kg) * kg;
-            if (kmax < kg) continue;
-            long long qmin = mx_cdiv(K, kmax);
-            long long kts[5];
-            int nk = 0;
-            kts[nk++] = kmax;
-            for (long long q = qmin; q < qmin + 4; q++) {
-                long long kt = mx_cdiv(mx_cdiv(K, q), kg) * kg;
-                if (kt <= kmax && kt >= kg && kt != kts[nk - 1]) kts[nk++] = kt;
-            }
-            for (int kk = 0; kk < nk; kk++)
-                for (int o = 0; o < 2; o++) {
-                    if (ncand == cap) {
-                        cap = cap ? cap * 2 : 256;
-                        mx_map_cand *nc = realloc(cand, cap * sizeof *cand);
-                        if (!nc) { free(cand); return mx_fail(err, errlen, "out of memory in the mapper"); }
-                        cand = nc;
-                    }
-                    mx_map_cand *m = &cand[ncand++];
-                    memset(m, 0, sizeof *m);
-                    m->t.mt = mx_llmin(mt, M); m->t.nt = mx_llmin(nt, N); m->t.kt = mx_llmin(kts[kk], K);
-                    m->t.n_outer = o;
-                    m->t.double_buffer = db;
-                    m->t.m_tiles = mx_cdiv(M, m->t.mt); m->t.n_tiles = mx_cdiv(N, m->t.nt); m->t.k_tiles = mx_cdiv(K, m->t.kt);
-                    m->t.dram_bytes = tiling_traffic(M, N, K, m->t.mt, m->t.nt, m->t.kt, ba, bb, o);
-                    m->tiles = m->t.m_tiles * m->t.n_tiles * m->t.k_tiles;
-                    m->lb = map_lower_bound(c, &m->t, M, N, K);
-                }
-        }
-    }
+    double ba = fa->bits_per_elem, bb = fb->bits_per_elem;
+    mx_map_cand *cand;
+    size_t ncand;
+    if (map_candidates(c, ba, bb, M, N, K, mg, ng, kg, &cand, &ncand) != 0)
+        return mx_fail(err, errlen, "out of memory in the mapper");
     int best = -1;
-    if (ncand && c->tiling_energy && !c->tiling_min_traffic) {
-        /* energy / EDP: exact analytic energy of the candidates in order of a
-         * proven lower bound: the mapping-independent energy (multipliers,
-         * adder tree, accumulators, scale adds, RQU: the same counts for every
-         * mapping) plus the operand bytes at the cheapest DRAM energy per byte
-         * (times the cycle bound for EDP); stop when the bound exceeds the best */
-        if (!c->energy_tab) {
-            free(cand);
-            return mx_fail(err, errlen, "key 'memory.tiling': the energy and edp objectives need the energy table");
-        }
+    if (ncand && c->tiling_min_traffic) {
+        best = pick_traffic(cand, ncand);
+    } else if (ncand) {
+        /* candidates are ranked with the fast cost: calibrated DRAM bandwidth,
+         * no probes, SRAM demand stretch (analytic_probes = 0) */
         mx_operand_fmt fo;
-        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return mx_fail(err, errlen, "unknown output format '%s'", c->out_format); }
+        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) {
+            free(cand);
+            return mx_fail(err, errlen, "unknown output format '%s'", c->out_format);
+        }
         mx_gemm g;
         memset(&g, 0, sizeof g);
         g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
         mx_arch_config cq = *c;
         cq.analytic_probes = 0;
-        double ppb = c->dram_model && c->dram_cal.valid ? c->dram_cal.rd_pj_per_byte : -1;
-        if (ppb < 0) {
-            double pj64;
-            if (mx_energy_get(c->energy_tab, "dram_64b", &pj64) != 0) pj64 = 0;
-            ppb = pj64 / 8;
+        if (c->tiling_energy && !c->energy_tab) {
+            free(cand);
+            return mx_fail(err, errlen, "key 'memory.tiling': the energy and edp objectives need the energy table");
         }
-        double fixed = -1, best_obj = -1;
-        mx_stats st;
-        for (int pass = 0; pass < 2; pass++) {
-            for (size_t i = 0; i < ncand; i++) {
-                if (pass == 0) { /* one exact evaluation gives the fixed part */
-                    if (i) break;
-                } else {
-                    double lbe = fixed + cand[i].t.dram_bytes * ppb;
-                    double lb = c->tiling_energy == 2 ? lbe * cand[i].lb : lbe;
-                    if (best_obj >= 0 && lb > best_obj) continue;
-                }
-                analytic_tiled(&cq, &g, fa, fb, &fo, &cand[i].t, &st);
-                if (mx_energy_apply(&cq, c->energy_tab, &st, err, errlen) != 0) { free(cand); return -1; }
-                if (pass == 0) {
-                    fixed = st.energy_pj[MX_E_MUL] + st.energy_pj[MX_E_ADDTREE] + st.energy_pj[MX_E_ACCUM] +
-                            st.energy_pj[MX_E_SCALE] + st.energy_pj[MX_E_RQU];
-                    continue;
-                }
-                double obj = c->tiling_energy == 2 ? st.energy_total_pj * (double)st.cycles : st.energy_total_pj;
-                cand[i].cycles = (double)st.cycles;
-                if (best < 0 || obj < best_obj * (1 - 1e-12) ||
-                    (obj <= best_obj * (1 + 1e-12) && cand[i].cycles < cand[best].cycles)) {
-                    best = (int)i;
-                    best_obj = obj;
-                }
-            }
-        }
-    } else if (ncand && c->tiling_min_traffic) {
-        for (size_t i = 0; i < ncand; i++)
-            if (best < 0 || cand[i].t.dram_bytes < cand[best].t.dram_bytes * (1 - 1e-12) ||
-                (cand[i].t.dram_bytes <= cand[best].t.dram_bytes * (1 + 1e-12) && cand[i].tiles < cand[best].tiles))
-                best = (int)i;
-    } else if (ncand) {
-        qsort(cand, ncand, sizeof *cand, cmp_lb);
-        mx_operand_fmt fo;
-        if (mx_operand_fmt_resolve(c, c->out_format, &fo) != 0) { free(cand); return mx_fail(err, errlen, "unknown output format '%s'", c->out_format); }
-        mx_gemm g;
-        memset(&g, 0, sizeof g);
-        g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
-        double fastest = -1;
-        mx_arch_config cq = *c;
-        cq.analytic_probes = 0; /* candidates are ranked with the calibrated bandwidth */
-        for (size_t i = 0; i < ncand; i++) {
-            if (fastest >= 0 && cand[i].lb > fastest * 1.01) break; /* no later candidate can be within 1% */
-            mx_stats st;
-            analytic_tiled(&cq, &g, fa, fb, &fo, &cand[i].t, &st);
-            cand[i].cycles = (double)st.cycles;
-            cand[i].exact = 1;
-            if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
-        }
-        for (size_t i = 0; i < ncand; i++) {
-            if (!cand[i].exact || cand[i].cycles > fastest * 1.01) continue;
-            if (best < 0 || cand[i].t.dram_bytes < cand[best].t.dram_bytes * (1 - 1e-12) ||
-                (cand[i].t.dram_bytes <= cand[best].t.dram_bytes * (1 + 1e-12) &&
-                 (cand[i].cycles < cand[best].cycles || (cand[i].cycles == cand[best].cycles && cand[i].tiles < cand[best].tiles))))
-                best = (int)i;
-        }
+        if (c->tiling_energy)
+            best = pick_energy(&cq, c->energy_tab, c->tiling_energy == 2, &g, fa, fb, &fo, cand, ncand, err, errlen);
+        else
+            best = pick_time(&cq, &g, fa, fb, &fo, cand, ncand);
+        if (best == -2) { free(cand); return -1; }
     }
-    double best_tr = -1;
-    if (best >= 0) { *t = cand[best].t; best_tr = t->dram_bytes; }
+    if (best >= 0) *t = cand[best].t;
     free(cand);
-    if (best_tr < 0) {
-        if ((double)mg * ng * 4.0 > cap_o)
+    if (best < 0) { /* no tile fits the largest share searched: name the buffer too small */
+        double div = c->double_buffer == 1 ? 2.0 : 1.0;
+        if ((double)mg * ng * 4.0 > c->sram[MX_OP_OUT].kib * 1024.0 / div)
             return mx_fail(err, errlen, "key 'memory.sram_out.kib': output buffer too small for one %lldx%lld FP32 tile", mg, ng);
-        if ((double)mg * kg * ba / 8 > cap_a)
+        if ((double)mg * kg * ba / 8 > c->sram[MX_OP_A].kib * 1024.0 / div)
             return mx_fail(err, errlen, "key 'memory.sram_a.kib': A buffer too small for one %lldx%lld tile", mg, kg);
         return mx_fail(err, errlen, "key 'memory.sram_b.kib': B buffer too small for one %lldx%lld tile", kg, ng);
     }
-    t->m_tiles = mx_cdiv(M, t->mt);
-    t->n_tiles = mx_cdiv(N, t->nt);
-    t->k_tiles = mx_cdiv(K, t->kt);
-    t->dram_bytes = best_tr;
     return 0;
 }
 
@@ -572,8 +593,6 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc)
     q->cyc[i] = cyc;
 }
 
-/* Serves queued writes in the channel's idle window [from, until) (until < 0:
- * no end, drain everything); returns the cycle the channel is free again. */
 /* Serves, in order, every queued batch that was ready before `before`,
  * completely; returns when the channel is free again. */
 static long long wr_queue_serve_ready(wr_queue *q, long long from, long long before)
@@ -588,6 +607,8 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
     return cur;
 }
 
+/* Serves queued writes in the channel's idle window [from, until) (until < 0:
+ * no end, drain everything); returns the cycle the channel is free again. */
 static long long wr_queue_serve(wr_queue *q, long long from, long long until)
 {
     long long cur = from;
@@ -918,8 +939,8 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
             total = wr_end;
         }
     }
-    /* The RQU re-quantizes outputs (and second copies) as they leave the
-     * array, overlapped with compute; only a shortfall adds cycles. */
+    /* The GEMM also lasts at least the RQU's whole work (outputs and second
+     * copies at its rate); a shortfall beyond that adds cycles. */
     long long rqu_elems = M * N + s->requant_elements;
     s->stall[MX_STALL_RQU] = rqu_stall;
     if (!c->ideal_memory && !c->scalesim_compat) {
@@ -949,7 +970,6 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
         }
     }
 }
-
 
 void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
 {
