@@ -14,15 +14,15 @@ extern "C" {
 #include "units/mx_pe.h"
 }
 
+#include "arch_test_util.h"
+
 namespace {
 
 mx_arch_config cfg_for(const char *fmt, int tile, int lanes, mx_dataflow df)
 {
     mx_arch_config c;
     mx_arch_config_default(&c);
-    snprintf(c.a_format, sizeof c.a_format, "%s", fmt);
-    snprintf(c.b_format, sizeof c.b_format, "%s", fmt);
-    snprintf(c.out_format, sizeof c.out_format, "%s", fmt);
+    set_formats(c, fmt);
     c.tile_rows = c.tile_cols = tile;
     c.lanes = lanes;
     c.dataflow = df;
@@ -33,15 +33,6 @@ mx_arch_config cfg_for(const char *fmt, int tile, int lanes, mx_dataflow df)
     c.sram[MX_OP_B].kib = 1;
     c.sram[MX_OP_OUT].kib = 1;
     return c;
-}
-
-mx_gemm gemm(long long M, long long N, long long K)
-{
-    mx_gemm g;
-    memset(&g, 0, sizeof g);
-    snprintf(g.name, sizeof g.name, "t");
-    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
-    return g;
 }
 
 } // namespace
@@ -55,7 +46,7 @@ TEST(ArchFunctional, SameCyclesAsTimingOnManyShapes)
         auto &f = fm[it % 5];
         mx_arch_config c = cfg_for(f.f, f.tile, f.lanes, (mx_dataflow)(it % 3));
         c.fold_overlap = it % 2;
-        mx_gemm g = gemm(1 + mx_rng_next(&rng) % 37, 1 + mx_rng_next(&rng) % 29, 1 + mx_rng_next(&rng) % 90);
+        mx_gemm g = test_gemm(1 + mx_rng_next(&rng) % 37, 1 + mx_rng_next(&rng) % 29, 1 + mx_rng_next(&rng) % 90);
         mx_stats t, fs;
         char err[400];
         ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &t, err, sizeof err), 0) << err;
@@ -84,7 +75,7 @@ TEST(ArchFunctional, OutputsEqualDirectPeDotLoop)
         for (auto &x : A) x = (float)(mx_rng_uniform(&rng) * 4 - 2);
         for (auto &x : B) x = (float)(std::ldexp(mx_rng_uniform(&rng) - 0.5, (int)(mx_rng_next(&rng) % 9)));
         mx_func_data d = {0, A.data(), B.data()};
-        mx_gemm g = gemm(M, N, K);
+        mx_gemm g = test_gemm(M, N, K);
         std::vector<uint32_t> out(M * N, 0xDEADBEEF);
         mx_stats s;
         char err[400];
@@ -155,7 +146,7 @@ TEST(ArchFunctional, QsnrOrderAndSampling)
 {
     mx_arch_config mx = cfg_for("mxsf", 8, 8, MX_DATAFLOW_OS), bf = cfg_for("bf16", 0, 8, MX_DATAFLOW_OS);
     mx.rows = mx.cols = bf.rows = bf.cols = 8;
-    mx_gemm g = gemm(64, 48, 256);
+    mx_gemm g = test_gemm(64, 48, 256);
     mx_func_data d = {7, nullptr, nullptr};
     mx_stats a, b;
     char err[400];

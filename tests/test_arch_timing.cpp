@@ -13,6 +13,8 @@ extern "C" {
 #include "formats/mx_rng.h"
 }
 
+#include "arch_test_util.h"
+
 namespace {
 
 mx_arch_config small_cfg(int R, int C, int L, mx_dataflow df, int P)
@@ -28,24 +30,13 @@ mx_arch_config small_cfg(int R, int C, int L, mx_dataflow df, int P)
     c.ideal_memory = 1;
     c.tile_rows = c.tile_cols = 0;
     c.block_size = 32;
-    snprintf(c.a_format, sizeof c.a_format, "bf16");
-    snprintf(c.b_format, sizeof c.b_format, "bf16");
-    snprintf(c.out_format, sizeof c.out_format, "bf16");
+    set_formats(c, "bf16");
     return c;
-}
-
-mx_gemm make_gemm(long long M, long long N, long long K, mx_phase ph = MX_PHASE_FWD)
-{
-    mx_gemm g;
-    memset(&g, 0, sizeof g);
-    snprintf(g.name, sizeof g.name, "g");
-    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = ph;
-    return g;
 }
 
 long long run_cycles(const mx_arch_config &c, long long M, long long N, long long K)
 {
-    mx_gemm g = make_gemm(M, N, K);
+    mx_gemm g = test_gemm(M, N, K);
     mx_stats s;
     char err[256];
     EXPECT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
@@ -207,7 +198,7 @@ TEST(ArchTiming, MemoryBoundsAndCounters)
 {
     mx_arch_config c;
     mx_arch_config_default(&c);
-    mx_gemm g = make_gemm(512, 384, 1000);
+    mx_gemm g = test_gemm(512, 384, 1000);
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
@@ -239,7 +230,7 @@ TEST(ArchTiming, MemoryBoundsAndCounters)
     // after the last compute shows as drain.
     c.dram_bytes_per_cycle = 128;
     c.rqu_elements_per_cycle = 1;
-    mx_gemm wide = make_gemm(64, 64, 8);
+    mx_gemm wide = test_gemm(64, 64, 8);
     ASSERT_EQ(mx_arch_gemm_timing(&c, &wide, &s, err, sizeof err), 0) << err;
     // (the mapper may split the outputs into tiles, so part of the RQU work
     // overlaps later tiles' compute: only the total and a tail are certain)
@@ -260,14 +251,14 @@ TEST(ArchTiming, TrainingRequantCopies)
     c.tile_rows = c.tile_cols = 0; // 1-D blocks along K
     mx_stats s;
     char err[256];
-    mx_gemm f = make_gemm(256, 128, 64, MX_PHASE_FWD);
+    mx_gemm f = test_gemm(256, 128, 64, MX_PHASE_FWD);
     ASSERT_EQ(mx_arch_gemm_timing(&c, &f, &s, err, sizeof err), 0);
     EXPECT_EQ(s.requant_elements, 0);
-    mx_gemm d = make_gemm(256, 128, 64, MX_PHASE_DGRAD); // W^T: K x N copy
+    mx_gemm d = test_gemm(256, 128, 64, MX_PHASE_DGRAD); // W^T: K x N copy
     ASSERT_EQ(mx_arch_gemm_timing(&c, &d, &s, err, sizeof err), 0);
     EXPECT_EQ(s.requant_elements, 64 * 128);
     EXPECT_EQ(s.rqu_elements, 256 * 128 + 64 * 128);
-    mx_gemm w = make_gemm(256, 128, 64, MX_PHASE_WGRAD); // X^T and dY copies
+    mx_gemm w = test_gemm(256, 128, 64, MX_PHASE_WGRAD); // X^T and dY copies
     ASSERT_EQ(mx_arch_gemm_timing(&c, &w, &s, err, sizeof err), 0);
     EXPECT_EQ(s.requant_elements, 256 * 64 + 64 * 128);
     EXPECT_EQ(s.requant_copies, 2);
@@ -301,7 +292,7 @@ TEST(ArchEnergy, SumOfCountsTimesTable)
     mx_arch_config c = small_cfg(4, 4, 2, MX_DATAFLOW_OS, 1);
     c.align_width = 20;
     for (int i = 0; i < MX_NOPS; i++) { c.sram[i].kib = 32; c.sram[i].banks = 4; } // 8 KiB banks
-    mx_gemm g = make_gemm(10, 6, 9);
+    mx_gemm g = test_gemm(10, 6, 9);
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0);
@@ -343,7 +334,7 @@ TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
     // Everything fits: the least-traffic mapping is one tile, every operand
     // byte read exactly once (the time objective may split it to overlap
     // loads with compute: see Mapper.*).
-    mx_gemm g = make_gemm(256, 128, 512);
+    mx_gemm g = test_gemm(256, 128, 512);
     c.tiling_min_traffic = 1;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
     EXPECT_EQ(s.tiles, 1);
@@ -365,7 +356,7 @@ TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
         EXPECT_LE(t.mt * t.nt * 4.0, c.sram[MX_OP_OUT].kib * half);
         EXPECT_TRUE(t.kt == K || t.kt % 8 == 0); // whole 8x8 tiles along K
         // the loaded bytes the timing model counts equal the tiling's estimate
-        mx_gemm gg = make_gemm(M, N, K);
+        mx_gemm gg = test_gemm(M, N, K);
         ASSERT_EQ(mx_arch_gemm_timing(&c, &gg, &s, err, sizeof err), 0) << err;
         EXPECT_NEAR((double)(s.dram_read[0] + s.dram_read[1]), t.dram_bytes, 2.0 * s.tiles + 1e-6 * t.dram_bytes);
         mx_tiling tt;

@@ -15,6 +15,8 @@ extern "C" {
 #include "mem/mx_sram.h"
 }
 
+#include "arch_test_util.h"
+
 namespace {
 
 // 4x4 output-stationary array, 4 lanes, P = 4, BF16 (no scales), the
@@ -29,22 +31,11 @@ mx_arch_config chan_cfg()
     c.dataflow = MX_DATAFLOW_OS;
     c.pe_pipeline_depth = 4;
     c.tile_rows = c.tile_cols = 0;
-    snprintf(c.a_format, sizeof c.a_format, "bf16");
-    snprintf(c.b_format, sizeof c.b_format, "bf16");
-    snprintf(c.out_format, sizeof c.out_format, "bf16");
+    set_formats(c, "bf16");
     c.dram_bytes_per_cycle = 64;
     c.dram_latency = 10;
     c.engine = MX_ENGINE_CYCLE;
     return c;
-}
-
-mx_gemm gemm(long long M, long long N, long long K)
-{
-    mx_gemm g;
-    memset(&g, 0, sizeof g);
-    snprintf(g.name, sizeof g.name, "g");
-    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
-    return g;
 }
 
 } // namespace
@@ -66,7 +57,7 @@ mx_gemm gemm(long long M, long long N, long long K)
 TEST(CycleEngine, OneTileByHand)
 {
     mx_arch_config c = chan_cfg();
-    mx_gemm g = gemm(4, 4, 16);
+    mx_gemm g = test_gemm(4, 4, 16);
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
@@ -105,7 +96,7 @@ TEST(CycleEngine, PartialSumReadBack)
     mx_arch_config c = chan_cfg();
     // A half holds 4 x 16 BF16 = 128 bytes: 256 bytes double-buffered = 0.25 KiB
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
-    mx_gemm g = gemm(4, 4, 32);
+    mx_gemm g = test_gemm(4, 4, 32);
     mx_stats s;
     char err[256];
     for (int e = 0; e < 2; e++) {
@@ -128,7 +119,7 @@ TEST(CycleEngine, LoadsWaitForTheirBufferHalf)
     c.lanes = 1;
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
     c.dram_latency = 5; // 64 B/cycle: one cycle per burst
-    mx_gemm g = gemm(4, 4, 16 * 8);
+    mx_gemm g = test_gemm(4, 4, 16 * 8);
     mx_stats s;
     std::vector<mx_cycle_tile> rec(8);
     char err[256];
@@ -187,7 +178,7 @@ TEST(SramBanks, OneReadFeedsEveryStream)
 TEST(CycleEngine, SramConflictsStallTheArray)
 {
     mx_arch_config c = chan_cfg();
-    mx_gemm g = gemm(4, 4, 64);
+    mx_gemm g = test_gemm(4, 4, 64);
     mx_stats wide, narrow;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &wide, err, sizeof err), 0) << err;
@@ -256,7 +247,7 @@ TEST(CycleEngine, UnloadedDramIsAnError)
 {
     mx_arch_config c = chan_cfg();
     snprintf(c.dram_preset, sizeof c.dram_preset, "hbm2");
-    mx_gemm g = gemm(4, 4, 16);
+    mx_gemm g = test_gemm(4, 4, 16);
     mx_stats s;
     char err[256];
     for (int e = 0; e < 2; e++) {
@@ -273,7 +264,7 @@ TEST(AnalyticEngine, SramStallsFromTheBankModel)
     mx_arch_config c = chan_cfg();
     c.sram[MX_OP_A].banks = 1;
     c.sram[MX_OP_A].bytes_per_cycle = 8;
-    mx_gemm g = gemm(4, 4, 64);
+    mx_gemm g = test_gemm(4, 4, 64);
     mx_stats an, cy;
     char err[256];
     c.engine = MX_ENGINE_ANALYTIC;
@@ -295,7 +286,7 @@ TEST(AnalyticEngine, WritesWaitForTheirTile)
     mx_arch_config c = chan_cfg();
     c.sram[MX_OP_OUT].kib = 0.125;
     c.rqu_elements_per_cycle = 8; // after the tile, at its rate: 16 / 8 = 2 cycles
-    mx_gemm g = gemm(8, 4, 16);
+    mx_gemm g = test_gemm(8, 4, 16);
     char err[256];
     for (int e = 0; e < 2; e++) {
         c.engine = e ? MX_ENGINE_CYCLE : MX_ENGINE_ANALYTIC;
@@ -321,7 +312,7 @@ TEST(AnalyticEngine, LoadsWaitForTheirBufferHalf)
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
     c.tiling_min_traffic = 1; // fewest tiles among equal traffic: kt = 16
     c.dram_latency = 30;
-    mx_gemm g = gemm(4, 4, 16 * 8);
+    mx_gemm g = test_gemm(4, 4, 16 * 8);
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
@@ -335,7 +326,7 @@ TEST(AnalyticEngine, LoadsWaitForTheirBufferHalf)
 TEST(CycleEngine, RefusesWhatWouldRunForHours)
 {
     mx_arch_config c = chan_cfg();
-    mx_gemm g = gemm(1 << 20, 1 << 20, 1 << 20);
+    mx_gemm g = test_gemm(1 << 20, 1 << 20, 1 << 20);
     mx_stats s;
     char err[256];
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), -1);

@@ -19,20 +19,13 @@ extern "C" {
 #include "formats/mx_rng.h"
 }
 
+#include "arch_test_util.h"
+
 namespace {
 
 struct cand {
     double cycles, bytes, energy;
 };
-
-mx_gemm make_gemm(long long M, long long N, long long K)
-{
-    mx_gemm g;
-    memset(&g, 0, sizeof g);
-    snprintf(g.name, sizeof g.name, "g");
-    g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
-    return g;
-}
 
 std::vector<long long> extents(long long X, long long gr)
 {
@@ -115,7 +108,7 @@ TEST(Mapper, WithinOnePercentOfBruteForce)
         mx_arch_config c = random_cfg(&rng, it);
         if (it >= 12) c.double_buffer = 2; // memory.double_buffer: search (both kinds of tiles)
         long long M = 1 + mx_rng_next(&rng) % 700, N = 1 + mx_rng_next(&rng) % 700, K = 1 + mx_rng_next(&rng) % 2000;
-        mx_gemm g = make_gemm(M, N, K);
+        mx_gemm g = test_gemm(M, N, K);
         mx_stats chosen;
         ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &chosen, err, sizeof err), 0) << err;
         std::vector<cand> all = brute_force(c, g, nullptr);
@@ -145,7 +138,7 @@ TEST(Mapper, EnergyAndEdpObjectivesAreExact)
         mx_arch_config c = random_cfg(&rng, it);
         c.energy_tab = &tab;
         long long M = 1 + mx_rng_next(&rng) % 600, N = 1 + mx_rng_next(&rng) % 600, K = 1 + mx_rng_next(&rng) % 1500;
-        mx_gemm g = make_gemm(M, N, K);
+        mx_gemm g = test_gemm(M, N, K);
         std::vector<cand> all = brute_force(c, g, &tab);
         double best_e = -1, best_edp = -1;
         for (auto &p : all) {
