@@ -36,7 +36,8 @@ typedef struct {
     int quiet;
     int progress; /* -1 auto (terminal), 0 off, 1 on */
     uint64_t seed;
-    const char *engine; /* --engine: overrides the config's `engine` key */
+    int engine_set;     /* --engine given: overrides the config's `engine` key */
+    mx_engine engine;
     int no_sensitivity; /* --no-sensitivity: --compare without the reruns */
 } run_opts;
 
@@ -53,14 +54,16 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mxsim run -c CONFIG.yaml -t TRACE.csv [--mode timing|functional] [-o OUTDIR]\n"
             "                 [--compare BASELINE.yaml] [--set KEY=VALUE]... [--seed N]\n"
-            "                 [--engine analytic|cycle] [--no-sensitivity]\n"
-            "  --engine cycle steps tile loads, DRAM (memory.dram), SRAM banks, folds and the\n"
-            "  RQU by exact events; analytic (default) uses closed forms.\n"
-            "                 [--data DIR] [--progress|--no-progress] [-q]\n"
+            "                 [--engine analytic|cycle] [--data DIR] [--progress|--no-progress] [-q]\n"
+            "                 [--no-sensitivity]\n"
             "  Runs every GEMM of the trace on the configured accelerator; prints a table\n"
             "  per GEMM and the total; with -o writes OUTDIR/report.json and report.csv.\n"
+            "  --engine cycle steps tile loads, DRAM (memory.dram), SRAM banks, folds and the\n"
+            "  RQU by exact events; analytic (the config's `engine` key, default) uses closed forms.\n"
             "  --mode functional computes values with the bit-exact PE model (same cycles).\n"
-            "  --compare runs the trace on a second config and prints the energy ratio.\n"
+            "  --compare runs the trace on a second config and prints the energy ratio, then\n"
+            "  reruns both under each DRAM preset and the other mapper objective\n"
+            "  (--no-sensitivity: not).\n"
             "  --data DIR: functional-mode operands DIR/NAME.PHASE.a.npy (M x K) and\n"
             "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n");
 }
@@ -97,9 +100,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "--compare")) o->compare_path = v;
         else if (!strcmp(a, "--data")) o->data_dir = v;
         else if (!strcmp(a, "--engine")) {
-            mx_engine e;
-            if (mx_engine_parse(v, &e)) { fprintf(stderr, "mxsim run: option '--engine': must be analytic or cycle, got '%s'\n", v); return 2; }
-            o->engine = v;
+            if (mx_engine_parse(v, &o->engine)) { fprintf(stderr, "mxsim run: option '--engine': must be analytic or cycle, got '%s'\n", v); return 2; }
+            o->engine_set = 1;
         }
         else if (!strcmp(a, "--set")) {
             if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
@@ -154,7 +156,7 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
             fprintf(stderr, "mxsim run: %s\n", err);
             return 2;
         }
-    if (o->engine) mx_engine_parse(o->engine, &r->cfg.engine);
+    if (o->engine_set) r->cfg.engine = o->engine;
     if (mx_config_dram(config_path, &r->cfg, err, sizeof err) != 0) {
         fprintf(stderr, "mxsim run: %s\n", err);
         return 2;
@@ -294,8 +296,6 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
 }
 
 /* ---- reports --------------------------------------------------------------- */
-
-
 
 static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, const char *ind)
 {
@@ -539,6 +539,41 @@ static void print_comparison(const run_result *a, const run_result *b)
                                  : a->cfg.tiling_energy == 2 ? "least energy x delay" : "time (then least DRAM traffic within 1%)");
 }
 
+/* Sensitivity of a --compare: both configs rerun (analytic engine) under
+ * each DRAM preset, the flat per-64-bit DRAM energy, and the other mapper
+ * objective. */
+static void print_sensitivity(const run_opts *o, const mx_trace *tr, const run_result *a)
+{
+    static const struct { const char *set, *note; } dram[] = {
+        {"memory.dram=hbm2", ""},
+        {"memory.dram=ddr4_3200", ""},
+        {"memory.dram=lpddr4_2400", ""},
+        {"memory.dram=none", "  (the flat dram_64b energy per 64 bit instead of the DRAM model)"},
+    };
+    if (o->nsets >= MAX_SETS) return;
+    printf("Sensitivity (analytic engine; each line reruns both configs):\n");
+    for (size_t k = 0; k <= sizeof dram / sizeof dram[0]; k++) {
+        run_opts o2 = *o;
+        o2.progress = 0;
+        o2.engine_set = 1;
+        o2.engine = MX_ENGINE_ANALYTIC;
+        int last = k == sizeof dram / sizeof dram[0];
+        const char *set = !last ? dram[k].set : a->cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
+        o2.sets[o2.nsets++] = set;
+        run_result a2, b2;
+        memset(&a2, 0, sizeof a2);
+        memset(&b2, 0, sizeof b2);
+        if (simulate(&o2, o->config_path, tr, &a2) == 0 && simulate(&o2, o->compare_path, tr, &b2) == 0) {
+            double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
+            printf("  %-24s %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f%s\n", set, a2.cfg.name,
+                   b2.cfg.name, r2, 100 * fabs(1 - r2), r2 <= 1 ? "less" : "more",
+                   (double)a2.total.cycles / (double)b2.total.cycles, last ? "" : dram[k].note);
+        }
+        free(a2.rows);
+        free(b2.rows);
+    }
+}
+
 int mxsim_cmd_run(int argc, char **argv)
 {
     run_opts o;
@@ -562,33 +597,7 @@ int mxsim_cmd_run(int argc, char **argv)
         }
         if (o.compare_path) {
             print_comparison(&a, &b);
-            /* sensitivity: the DRAM device (and the flat per-64-bit energy
-             * used before the DRAM model), then the tiler's objective; the
-             * fast analytic engine, both configs rerun each time */
-            if (!o.functional && !o.no_sensitivity && o.nsets + 2 <= MAX_SETS) {
-                static const char *drams[4] = {"memory.dram=hbm2", "memory.dram=ddr4_3200",
-                                               "memory.dram=lpddr4_2400", "memory.dram=none"};
-                printf("Sensitivity (analytic engine; each line reruns both configs):\n");
-                for (int k = 0; k < 5; k++) {
-                    run_opts o2 = o;
-                    o2.progress = 0;
-                    o2.engine = "analytic";
-                    const char *set = k < 4 ? drams[k] : a.cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
-                    o2.sets[o2.nsets++] = set;
-                    run_result a2, b2;
-                    memset(&a2, 0, sizeof a2);
-                    memset(&b2, 0, sizeof b2);
-                    if (simulate(&o2, o.config_path, &tr, &a2) == 0 && simulate(&o2, o.compare_path, &tr, &b2) == 0) {
-                        double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
-                        printf("  %-24s %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f%s\n", set, a.cfg.name,
-                               b.cfg.name, r2, 100 * fabs(1 - r2), r2 <= 1 ? "less" : "more",
-                               (double)a2.total.cycles / (double)b2.total.cycles,
-                               k == 3 ? "  (the flat dram_64b energy per 64 bit instead of the DRAM model)" : "");
-                    }
-                    free(a2.rows);
-                    free(b2.rows);
-                }
-            }
+            if (!o.functional && !o.no_sensitivity) print_sensitivity(&o, &tr, &a);
         }
         if (o.outdir) {
             if (o.compare_path) {
