@@ -70,12 +70,20 @@ double get_num(const std::string &file, const YAML::Node &n, const std::string &
     return v;
 }
 
+// true/yes/on -> 1, false/no/off -> 0, anything else -> -1.
+int bool_word(const std::string &s)
+{
+    if (s == "true" || s == "yes" || s == "on") return 1;
+    if (s == "false" || s == "no" || s == "off") return 0;
+    return -1;
+}
+
 int get_bool(const std::string &file, const YAML::Node &n, const std::string &key)
 {
     std::string s = scalar(file, n, key);
-    if (s == "true" || s == "yes" || s == "on") return 1;
-    if (s == "false" || s == "no" || s == "off") return 0;
-    bad(file, n, key, "must be true or false, got '%s'", s.c_str());
+    int b = bool_word(s);
+    if (b < 0) bad(file, n, key, "must be true or false, got '%s'", s.c_str());
+    return b;
 }
 
 void get_str(const std::string &file, const YAML::Node &n, const std::string &key, char *dst,
@@ -150,10 +158,8 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
     }
     t["memory.double_buffer"] = [=](const YAML::Node &n, const std::string &k) {
         std::string v = scalar(f, n, k);
-        if (v == "search") c->double_buffer = 2; // the mapper chooses per GEMM
-        else if (v == "true" || v == "yes" || v == "on") c->double_buffer = 1;
-        else if (v == "false" || v == "no" || v == "off") c->double_buffer = 0;
-        else bad(f, n, k, "must be true, false or search, got '%s'", v.c_str());
+        c->double_buffer = v == "search" ? 2 : bool_word(v); // search: the mapper chooses per GEMM
+        if (c->double_buffer < 0) bad(f, n, k, "must be true, false or search, got '%s'", v.c_str());
     };
     t["memory.dram_bytes_per_cycle"] = [=](const YAML::Node &n, const std::string &k) { c->dram_bytes_per_cycle = get_num(f, n, k, 0.001, 1e6); };
     t["memory.dram_latency"] = [=](const YAML::Node &n, const std::string &k) { c->dram_latency = (int)get_int(f, n, k, 0, 1000000); };
