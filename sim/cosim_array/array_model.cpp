@@ -552,12 +552,11 @@ tile_done_sched tile_done_schedule(int R, int C, int L, int P, long long M, long
     /* per column: the cycle the collector took its last value, and the cycle
      * its block last left (it may take a value in that cycle) */
     std::vector<long long> enter((size_t)C, -1), left((size_t)C, -1);
-    long long start = 0, prev_tile = -1, last_left = -1, compute = 0;
+    long long start = 0, prev_tile = -1, last_left = -1;
     int prev_c = 0;
     for (long long c0 = 0; c0 < N; c0 += C)
         for (long long r0 = 0; r0 < M; r0 += R) {
             const int r = (int)std::min<long long>(R, M - r0), c = (int)std::min<long long>(C, N - c0);
-            compute = std::max(compute, start + t + (r - 1) + (c - 1) + (P - 1));
             long long tile_full = -1;
             for (int j = 0; j < c; j++) {
                 long long e = enter[(size_t)j];
@@ -580,7 +579,7 @@ tile_done_sched tile_done_schedule(int R, int C, int L, int P, long long M, long
             }
             start += std::max(t, (long long)r);
         }
-    o.compute = compute;
+    o.compute = tile_schedule_cycles(R, C, L, P, M, N, K); /* the same fold loop's last PE result */
     o.total = last_left + 1;
     o.drain = o.total - o.lead - o.compute;
     return o;
