@@ -125,11 +125,9 @@ static std::string engine_tile(const mx_arch_config &cfg, const mx_sc_job &j, co
         ec.sram[op].bytes_per_cycle = op < 2 ? (ARR_L * bits[op] + 7) / 8 : 64;
     }
     mx_stats st;
-    mx_cycle_tile r[2];
-    memset(r, 0, sizeof r);
-    if (mx_arch_gemm_cycle_tiles(&ec, &gg, &st, r, 2, err, sizeof err) != 0) return err;
+    memset(&rec, 0, sizeof rec);
+    if (mx_arch_gemm_cycle_tiles(&ec, &gg, &st, &rec, 1, err, sizeof err) != 0) return err; /* the first tile's record */
     ntiles = st.tiles;
-    rec = r[0];
     return "";
 }
 
@@ -480,7 +478,6 @@ int main(int argc, char **argv)
         }
         if (engine && rep == 0) {
             mx_cycle_tile er;
-            memset(&er, 0, sizeof er);
             long long ntiles = 0;
             const std::string ee = engine_tile(cfg, j, g, er, ntiles);
             if (!ee.empty()) {
