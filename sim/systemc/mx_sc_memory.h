@@ -74,10 +74,8 @@ public:
     uint64_t bytes_read() const { return rd_; }
     uint64_t bytes_written() const { return wr_; }
     uint64_t transactions() const { return txns_; }
-    /* The DRAM model (nullptr without one), its clock period as sc_time (tCK
-     * rounded to the time resolution) and the bursts it was sent. */
+    /* The DRAM model (nullptr without one) and the bursts it was sent. */
     const mx_dram *dram() const { return dram_.get(); }
-    sc_core::sc_time dram_tck() const { return tck_; }
     uint64_t bursts() const { return bursts_; }
 
 private:
