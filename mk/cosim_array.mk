@@ -17,11 +17,11 @@ CA_VLINC  := -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd
 CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
 CA_RT_OBJ := $(CA_DIR)/rt/verilated.o $(CA_DIR)/rt/verilated_fst_c.o $(CA_DIR)/rt/verilated_threads.o
-# sim/config_yaml.cpp loads memory.dram files through sim/dram_config.cpp
-# (libinih); linked once that file is in the tree.
-CA_SIM_OBJ := $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/operand_data.o $(BUILD)/obj/sim/npy.o \
-              $(if $(wildcard sim/dram_config.cpp),$(BUILD)/obj/sim/dram_config.o)
-CA_LIBS   := -lyaml-cpp $(if $(wildcard sim/dram_config.cpp),-linih) -lz -lpthread -lm
+# the sim layer's objects: config (sim/config_yaml.cpp loads memory.dram files
+# through sim/dram_config.cpp, libinih), operand files; mk/systemc.mk links the same
+CA_SIM_OBJ := $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/dram_config.o $(BUILD)/obj/sim/operand_data.o \
+              $(BUILD)/obj/sim/npy.o
+CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 
 .PHONY: cosim-array lint-array area-array
 

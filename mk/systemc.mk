@@ -15,8 +15,7 @@ SC_DIR      := $(BUILD)/systemc
 SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
 SC_LIBS     := -lsystemc -lyaml-cpp -linih -lm -lpthread -lz
 # the sim layer's objects the platform needs: config (+ memory.dram presets), operand files
-SC_SIM_OBJ  := $(BUILD)/obj/sim/config_yaml.o $(BUILD)/obj/sim/dram_config.o $(BUILD)/obj/sim/operand_data.o \
-               $(BUILD)/obj/sim/npy.o
+SC_SIM_OBJ  := $(CA_SIM_OBJ)
 SC_COMMON   := mx_sc_gemm mx_sc_accel mx_sc_platform mx_sc_run
 SC_COMMON_OBJ := $(SC_COMMON:%=$(SC_DIR)/obj/%.o)
 SC_ARRAY    ?= 4x4x4
