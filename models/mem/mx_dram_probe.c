@@ -4,6 +4,7 @@
  */
 #include "mem/mx_dram_probe.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
@@ -16,7 +17,12 @@ int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src
     int have = next(src, &addr);
     for (;;) {
         while (have && mx_dram_can_accept(d, addr, is_write)) {
-            mx_dram_add(d, addr, is_write, issued++);
+            if (mx_dram_add(d, addr, is_write, issued++) != 0) { /* refused after accepting: a model bug */
+                mx_dram_free(d);
+                snprintf(err, errlen, "DRAM model refused a request it had room for (address 0x%llx)",
+                         (unsigned long long)addr);
+                return -1;
+            }
             have = next(src, &addr);
         }
         mx_dram_done r;

@@ -1,0 +1,93 @@
+// The analytic engine's DRAM calibration (models/arch/mx_arch_dram.c) and
+// the DRAM energy the energy model takes from the DRAM model.  Expected
+// values derived by hand from the DDR4-3200 preset (configs/dram/ddr4_3200.yaml:
+// tCK 0.625 ns, CL 22, CWL 16, tRCD 22, BL8, 8 x8 devices, VDD 1.2 V,
+// IDD0 57, IDD2N 37, IDD3N 52, IDD4R 168, IDD5 250 mA, tRAS 52, tRP 22,
+// tRFC 560, tREFI 12480) and a 1 GHz accelerator (0.625 cycles per clock).
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+extern "C" {
+#include "arch/mx_arch.h"
+}
+#include "arch_test_util.h"
+#include "config_yaml.h"
+
+namespace {
+mx_arch_config ddr4_cfg()
+{
+    mx_arch_config c;
+    char err[600], ep[600];
+    EXPECT_EQ(mx_config_load(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, ep, err, sizeof err), 0) << err;
+    EXPECT_EQ(mx_config_override(&c, "memory.dram=ddr4_3200", err, sizeof err), 0) << err;
+    EXPECT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
+    return c;
+}
+} // namespace
+
+TEST(DramCalibration, Ddr4ByHand)
+{
+    mx_arch_config c = ddr4_cfg();
+    ASSERT_TRUE(c.dram_model);
+    ASSERT_TRUE(c.dram_cal.valid);
+    // idle read: ACT, tRCD, RD, CL + BL/2 = 48 clocks = 30 cycles;
+    // idle write: ACT, tRCD, WR, CWL + BL/2 = 42 clocks = 26.25 -> 27 cycles
+    EXPECT_EQ(c.dram_cal.latency, 30);
+    EXPECT_EQ(c.dram_cal.write_latency, 27);
+    // sustained bandwidth: at most one 64-byte burst per BL/2 = 4 clocks
+    // (25.6 B/cycle), at least one per tCCD_L = 8 clocks (12.8)
+    EXPECT_LE(c.dram_cal.read_bytes_per_cycle, 25.6);
+    EXPECT_GE(c.dram_cal.read_bytes_per_cycle, 12.8);
+    // read energy per byte: a RD is VDD (IDD4R - IDD3N) BL/2 tCK x 8 devices =
+    // 1.2 x 116 x 4 x 0.625 x 8 = 2784 pJ per 64 bytes = 43.5 pJ/B; each 2 KiB
+    // segment of the probe (16 KiB apart: a new row in another bank) adds one
+    // ACT + PRE, VDD (IDD0 tRC - IDD3N tRAS - IDD2N tRP) tCK x 8 = 4200 pJ:
+    // 4200 / 2048 = 2.05 pJ/B
+    EXPECT_NEAR(c.dram_cal.rd_pj_per_byte, 43.5 + 4200.0 / 2048, 0.05);
+    // background per clock between all-precharged (IDD2N: 1.2 x 37 x 0.625 x 8
+    // = 222 pJ) and all-open (IDD3N: 312 pJ) plus refresh (VDD (IDD5 - IDD3N)
+    // tRFC tCK x 8 = 665280 pJ per tREFI = 53.3 pJ per clock), per accelerator
+    // cycle (/ 0.625)
+    EXPECT_GE(c.dram_cal.bg_pj_per_cycle, 222 / 0.625);
+    EXPECT_LE(c.dram_cal.bg_pj_per_cycle, (312 + 665280.0 / 12480) / 0.625);
+    // refresh is part of it: one REF per tREFI, 665280 / 12480 = 53.3 pJ per
+    // clock (the probe sees a whole number of REFs: within a factor 1.5)
+    mx_arch_config off = c;
+    off.dram.refresh = 0;
+    char err[300];
+    ASSERT_EQ(mx_arch_dram_calibrate(&off, err, sizeof err), 0) << err;
+    double ref_per_clock = (c.dram_cal.bg_pj_per_cycle - off.dram_cal.bg_pj_per_cycle) * 0.625;
+    EXPECT_GT(ref_per_clock, 53.3 / 1.5);
+    EXPECT_LT(ref_per_clock, 53.3 * 1.5);
+}
+
+// With a DRAM model the energy model takes the DRAM's energy (commands and
+// background from the IDD currents) instead of the table's flat energy per
+// 64 bits: the component equals the model's figure in both engines.
+TEST(DramCalibration, EnergyComesFromTheDramModel)
+{
+    mx_arch_config c = ddr4_cfg();
+    mx_energy_table tab;
+    char err[600];
+    ASSERT_EQ(mx_energy_load(MXSIM_SRC_DIR "/configs/energy/horowitz45.yaml", &tab, err, sizeof err), 0) << err;
+    double flat;
+    ASSERT_EQ(mx_energy_get(&tab, "dram_64b", &flat), 0);
+    mx_gemm g = test_gemm(256, 256, 512);
+    for (int e = 0; e < 2; e++) {
+        c.engine = e ? MX_ENGINE_CYCLE : MX_ENGINE_ANALYTIC;
+        mx_stats s;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
+        ASSERT_TRUE(s.dram_model);
+        ASSERT_EQ(mx_energy_apply(&c, &tab, &s, err, sizeof err), 0) << err;
+        EXPECT_DOUBLE_EQ(s.energy_pj[MX_E_DRAM], s.dram_energy_pj);
+        double bytes = 0;
+        for (int i = 0; i < MX_NOPS; i++) bytes += (double)(s.dram_read[i] + s.dram_write[i]);
+        EXPECT_GT(std::fabs(s.energy_pj[MX_E_DRAM] - bytes / 8 * flat), 0.1 * bytes / 8 * flat) << "engine " << e;
+        // at least the RD/WR bursts' own energy (43.5 pJ/B read, VDD (IDD4W -
+        // IDD3N) BL/2 tCK x 8 = 1.2 x 98 x 20 = 2352 pJ per 64 B = 36.75 pJ/B write)
+        double rd = (double)(s.dram_read[0] + s.dram_read[1] + s.dram_read[2]);
+        double wr = (double)(s.dram_write[0] + s.dram_write[1] + s.dram_write[2]);
+        EXPECT_GE(s.dram_energy_pj, rd * 43.5 + wr * 36.75) << "engine " << e;
+    }
+}
