@@ -535,8 +535,10 @@ static void print_comparison(const run_result *a, const run_result *b)
            a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
            b->cfg.a_format, bits_of(&b->cfg), dram_desc, mx_engine_name(a->cfg.engine), a->cfg.align_width,
            a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)",
-           a->cfg.tiling_min_traffic ? "least DRAM traffic" : a->cfg.tiling_energy == 1 ? "least energy"
-                                 : a->cfg.tiling_energy == 2 ? "least energy x delay" : "time (then least DRAM traffic within 1%)");
+           a->cfg.tiling_objective == MX_TILING_TRAFFIC ? "least DRAM traffic"
+           : a->cfg.tiling_objective == MX_TILING_ENERGY ? "least energy"
+           : a->cfg.tiling_objective == MX_TILING_EDP ? "least energy x delay"
+                                                      : "time (then least DRAM traffic within 1%)");
 }
 
 /* Sensitivity of a --compare: both configs rerun (analytic engine) under
@@ -558,7 +560,7 @@ static void print_sensitivity(const run_opts *o, const mx_trace *tr, const run_r
         o2.engine_set = 1;
         o2.engine = MX_ENGINE_ANALYTIC;
         int last = k == sizeof dram / sizeof dram[0];
-        const char *set = !last ? dram[k].set : a->cfg.tiling_min_traffic ? "memory.tiling=time" : "memory.tiling=traffic";
+        const char *set = !last ? dram[k].set : a->cfg.tiling_objective == MX_TILING_TRAFFIC ? "memory.tiling=time" : "memory.tiling=traffic";
         o2.sets[o2.nsets++] = set;
         run_result a2, b2;
         memset(&a2, 0, sizeof a2);

@@ -165,11 +165,8 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
     t["memory.dram_latency"] = [=](const YAML::Node &n, const std::string &k) { c->dram_latency = (int)get_int(f, n, k, 0, 1000000); };
     t["memory.tiling"] = [=](const YAML::Node &n, const std::string &k) {
         std::string v = scalar(f, n, k);
-        c->tiling_energy = 0;
-        if (v == "time") c->tiling_min_traffic = 0;
-        else if (v == "traffic") c->tiling_min_traffic = 1;
-        else if (v == "energy" || v == "edp") { c->tiling_min_traffic = 0; c->tiling_energy = v == "energy" ? 1 : 2; }
-        else bad(f, n, k, "must be time, traffic, energy or edp, got '%s'", v.c_str());
+        if (mx_tiling_objective_parse(v.c_str(), &c->tiling_objective))
+            bad(f, n, k, "must be time, traffic, energy or edp, got '%s'", v.c_str());
     };
     t["memory.dram"] = [=](const YAML::Node &n, const std::string &k) {
         get_str(f, n, k, c->dram_preset, sizeof c->dram_preset);

@@ -335,7 +335,7 @@ TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
     // byte read exactly once (the time objective may split it to overlap
     // loads with compute: see Mapper.*).
     mx_gemm g = test_gemm(256, 128, 512);
-    c.tiling_min_traffic = 1;
+    c.tiling_objective = MX_TILING_TRAFFIC;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
     EXPECT_EQ(s.tiles, 1);
     EXPECT_EQ(s.dram_read[MX_OP_A], (long long)std::ceil(256 * 512 * 8.125 / 8));
@@ -348,7 +348,7 @@ TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
         for (int i = 0; i < MX_NOPS; i++) c.sram[i].kib = 8 << (mx_rng_next(&rng) % 6);
         long long M = 1 + mx_rng_next(&rng) % 3000, N = 1 + mx_rng_next(&rng) % 3000, K = 1 + mx_rng_next(&rng) % 5000;
         mx_tiling t;
-        c.tiling_min_traffic = 0;
+        c.tiling_objective = MX_TILING_TIME;
         ASSERT_EQ(mx_arch_tiling(&c, &f, &f, M, N, K, &t, err, sizeof err), 0) << err;
         double half = 1024.0 / 2;
         EXPECT_LE(t.mt * t.kt * 8.125 / 8, c.sram[MX_OP_A].kib * half);
@@ -360,7 +360,7 @@ TEST(ArchTiming, TilingFitsBuffersAndTrafficMode)
         ASSERT_EQ(mx_arch_gemm_timing(&c, &gg, &s, err, sizeof err), 0) << err;
         EXPECT_NEAR((double)(s.dram_read[0] + s.dram_read[1]), t.dram_bytes, 2.0 * s.tiles + 1e-6 * t.dram_bytes);
         mx_tiling tt;
-        c.tiling_min_traffic = 1;
+        c.tiling_objective = MX_TILING_TRAFFIC;
         ASSERT_EQ(mx_arch_tiling(&c, &f, &f, M, N, K, &tt, err, sizeof err), 0) << err;
         EXPECT_LE(tt.dram_bytes, t.dram_bytes * (1 + 1e-12));
     }

@@ -310,7 +310,7 @@ TEST(AnalyticEngine, LoadsWaitForTheirBufferHalf)
     c.engine = MX_ENGINE_ANALYTIC;
     c.lanes = 1;
     c.sram[MX_OP_A].kib = c.sram[MX_OP_B].kib = 0.25;
-    c.tiling_min_traffic = 1; // fewest tiles among equal traffic: kt = 16
+    c.tiling_objective = MX_TILING_TRAFFIC; // fewest tiles among equal traffic: kt = 16
     c.dram_latency = 30;
     mx_gemm g = test_gemm(4, 4, 16 * 8);
     mx_stats s;

@@ -146,7 +146,7 @@ TEST(Mapper, EnergyAndEdpObjectivesAreExact)
             if (best_edp < 0 || p.energy * p.cycles < best_edp) best_edp = p.energy * p.cycles;
         }
         for (int obj = 1; obj <= 2; obj++) {
-            c.tiling_energy = obj;
+            c.tiling_objective = obj == 1 ? MX_TILING_ENERGY : MX_TILING_EDP;
             mx_stats s;
             ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &s, err, sizeof err), 0) << err;
             ASSERT_EQ(mx_energy_apply(&c, &tab, &s, err, sizeof err), 0) << err;

@@ -37,6 +37,20 @@ int mx_dataflow_parse(const char *s, mx_dataflow *out)
     return -1;
 }
 
+static const char *const tiling_objective_names[] = {"time", "traffic", "energy", "edp"};
+
+const char *mx_tiling_objective_name(mx_tiling_objective o)
+{
+    return (unsigned)o <= MX_TILING_EDP ? tiling_objective_names[o] : "?";
+}
+
+int mx_tiling_objective_parse(const char *s, mx_tiling_objective *out)
+{
+    for (int i = 0; i <= MX_TILING_EDP; i++)
+        if (!strcmp(s, tiling_objective_names[i])) { *out = (mx_tiling_objective)i; return 0; }
+    return -1;
+}
+
 const char *mx_engine_name(mx_engine e) { return e == MX_ENGINE_CYCLE ? "cycle" : "analytic"; }
 
 int mx_engine_parse(const char *s, mx_engine *out)
@@ -479,7 +493,8 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
     if (map_candidates(c, ba, bb, M, N, K, mg, ng, kg, &cand, &ncand) != 0)
         return mx_fail(err, errlen, "out of memory in the mapper");
     int best = -1;
-    if (ncand && c->tiling_min_traffic) {
+    int energy = c->tiling_objective == MX_TILING_ENERGY || c->tiling_objective == MX_TILING_EDP;
+    if (ncand && c->tiling_objective == MX_TILING_TRAFFIC) {
         best = pick_traffic(cand, ncand);
     } else if (ncand) {
         /* candidates are ranked with the fast cost: calibrated DRAM bandwidth,
@@ -494,12 +509,13 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
         g.M = M; g.N = N; g.K = K; g.count = 1; g.phase = MX_PHASE_FWD;
         mx_arch_config cq = *c;
         cq.analytic_probes = 0;
-        if (c->tiling_energy && !c->energy_tab) {
+        if (energy && !c->energy_tab) {
             free(cand);
             return mx_fail(err, errlen, "key 'memory.tiling': the energy and edp objectives need the energy table");
         }
-        if (c->tiling_energy)
-            best = pick_energy(&cq, c->energy_tab, c->tiling_energy == 2, &g, fa, fb, &fo, cand, ncand, err, errlen);
+        if (energy)
+            best = pick_energy(&cq, c->energy_tab, c->tiling_objective == MX_TILING_EDP, &g, fa, fb, &fo, cand, ncand,
+                               err, errlen);
         else
             best = pick_time(&cq, &g, fa, fb, &fo, cand, ncand);
         if (best == -2) { free(cand); return -1; }

@@ -19,6 +19,13 @@ extern "C" {
 #endif
 
 typedef enum { MX_DATAFLOW_OS = 0, MX_DATAFLOW_WS, MX_DATAFLOW_IS } mx_dataflow;
+/* The mapper's objective (memory.tiling, docs/ARCH.md "Mapper"): time (least
+ * traffic within 1% of the fastest), least DRAM traffic, least energy, least
+ * energy x delay; the last two need mx_arch_config.energy_tab. */
+typedef enum { MX_TILING_TIME = 0, MX_TILING_TRAFFIC, MX_TILING_ENERGY, MX_TILING_EDP } mx_tiling_objective;
+const char *mx_tiling_objective_name(mx_tiling_objective o);
+int mx_tiling_objective_parse(const char *s, mx_tiling_objective *out);
+
 /* Which engine times a GEMM (SPEC §4.2): closed forms, or the cycle engine. */
 typedef enum { MX_ENGINE_ANALYTIC = 0, MX_ENGINE_CYCLE = 1 } mx_engine;
 const char *mx_engine_name(mx_engine e);
@@ -83,9 +90,7 @@ typedef struct {
         double bg_pj_per_cycle;         /* background + refresh per accelerator cycle */
         double act_per_byte;            /* activates per byte read (row locality)   */
     } dram_cal;
-    int tiling_min_traffic;    /* mapper objective: 0 time first, 1 least DRAM traffic */
-    int tiling_energy;         /* mapper objective: 1 least energy, 2 least energy x delay (EDP);
-                                * needs energy_tab (memory.tiling: energy | edp)            */
+    mx_tiling_objective tiling_objective; /* memory.tiling: the mapper's objective        */
     const struct mx_energy_table_s *energy_tab; /* the loaded energy table (not owned), for
                                 * the energy and EDP objectives; NULL otherwise              */
     int rqu_elements_per_cycle;

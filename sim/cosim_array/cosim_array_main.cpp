@@ -107,7 +107,7 @@ static std::string engine_tile(const mx_arch_config &cfg, const mx_sc_job &j, co
     ec.engine = MX_ENGINE_CYCLE;
     ec.ideal_memory = 0;
     ec.train_requant = 0;
-    ec.tiling_min_traffic = 1;
+    ec.tiling_objective = MX_TILING_TRAFFIC;
     ec.rqu_elements_per_cycle = ARR_R * ARR_C;
     ec.rqu_tile = j.rq_tile ? 1 : 0;
     mx_gemm gg = g;
