@@ -197,7 +197,7 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
  *   value only in the cycle its block leaves; done the cycle after the last block.
  * RQU throughput R * C elements per cycle (C column units or one R x C unit);
  * -1 when the shape is outside this model (other dataflows, no overlap). */
-static long long tile_done_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, long long k)
 {
     if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat) return -1;
     const long long R = c->rows, C = c->cols, P = c->pe_pipeline_depth, S = 2;
@@ -461,7 +461,7 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                                           (ti.out_idx == nouts - 1 ? rqu_extra_elems - rqu_extra_per_out * nouts : 0);
                         if (shape_done[em][en][ek] == -2)
                             shape_done[em][en][ek] = c->rqu_elements_per_cycle >= c->rows * c->cols
-                                                         ? tile_done_cycles(c, ti.m, ti.n, ti.k) : -1;
+                                                         ? mx_cycle_tile_done(c, ti.m, ti.n, ti.k) : -1;
                         long long done = shape_done[em][en][ek];
                         if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
                             long long extra = elems - ti.m * ti.n; /* second copies after the tile */

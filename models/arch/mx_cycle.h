@@ -44,6 +44,16 @@ typedef struct {
 int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                              mx_cycle_tile *tiles, long long cap, char *err, size_t errlen);
 
+/* Start-to-done cycles of one m x n x k tile on the array controller
+ * (rtl/mx_array_ctrl.sv, start_i to done_o) with the re-quantizer on its
+ * drain path, no SRAM stalls: lead 2 (descriptor latch, synchronous SRAM
+ * read), the folds, and each PE result through its column FIFO to the
+ * collector (rqu.block: column or tile).  Output stationary with fold
+ * overlap only; -1 otherwise (or out of memory).  The engine uses it when
+ * the RQU keeps up with the drain; the array co-simulation checks the RTL
+ * against it. */
+long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, long long k);
+
 /* Bank-conflict stall cycles of all folds of an m x n x k tile (mx_sram
  * model; the analytic engine charges the same); -1 on allocation failure. */
 long long mx_cycle_tile_sram_stall(const mx_arch_config *c, const mx_operand_fmt *fa,

@@ -9,6 +9,7 @@
 #include "systemc/mx_sc_gemm.h"
 
 extern "C" {
+#include "arch/mx_cycle.h"
 #include "units/mx_requant.h"
 }
 
@@ -546,41 +547,22 @@ long long tile_schedule_cycles(int R, int C, int L, int P, long long M, long lon
 
 tile_done_sched tile_done_schedule(int R, int C, int L, int P, long long M, long long N, long long K, int rq_tile)
 {
-    const long long t = (K + L - 1) / L, S = 2; /* descriptor latch + synchronous SRAM read */
+    /* the drain schedule is the cycle engine's (mx_cycle_tile_done) on a
+     * config of this array; the Verilated RTL is the independent check */
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    c.rows = R;
+    c.cols = C;
+    c.lanes = L;
+    c.pe_pipeline_depth = P;
+    c.dataflow = MX_DATAFLOW_OS;
+    c.fold_overlap = 1;
+    c.scalesim_compat = 0;
+    c.rqu_tile = rq_tile;
     tile_done_sched o;
-    o.lead = S;
-    /* per column: the cycle the collector took its last value, and the cycle
-     * its block last left (it may take a value in that cycle) */
-    std::vector<long long> enter((size_t)C, -1), left((size_t)C, -1);
-    long long start = 0, prev_tile = -1, last_left = -1;
-    int prev_c = 0;
-    for (long long c0 = 0; c0 < N; c0 += C)
-        for (long long r0 = 0; r0 < M; r0 += R) {
-            const int r = (int)std::min<long long>(R, M - r0), c = (int)std::min<long long>(C, N - c0);
-            long long tile_full = -1;
-            for (int j = 0; j < c; j++) {
-                long long e = enter[(size_t)j];
-                /* a full collector takes the next value only as its block leaves */
-                long long gate = rq_tile ? (j < prev_c ? prev_tile : -1) : left[(size_t)j];
-                for (int i = 0; i < r; i++) {
-                    const long long at_fifo_head = S + start + t + i + j + P - 1 + 2;
-                    e = std::max(at_fifo_head, e + 1);
-                    if (i == 0) e = std::max(e, gate);
-                }
-                enter[(size_t)j] = e;
-                const long long full = e + 1; /* full_q, and the block leaves (column mode) */
-                if (rq_tile) tile_full = std::max(tile_full, full);
-                else { left[(size_t)j] = full; last_left = std::max(last_left, full); }
-            }
-            if (rq_tile) {
-                prev_tile = tile_full; /* > the previous tile's cycle: it gated row 0 */
-                last_left = std::max(last_left, tile_full);
-                prev_c = c;
-            }
-            start += std::max(t, (long long)r);
-        }
-    o.compute = tile_schedule_cycles(R, C, L, P, M, N, K); /* the same fold loop's last PE result */
-    o.total = last_left + 1;
+    o.lead = 2; /* descriptor latch + synchronous SRAM read */
+    o.compute = tile_schedule_cycles(R, C, L, P, M, N, K); /* the fold loop's last PE result */
+    o.total = mx_cycle_tile_done(&c, M, N, K);
     o.drain = o.total - o.lead - o.compute;
     return o;
 }

@@ -185,7 +185,9 @@ long long tile_schedule_cycles(int R, int C, int L, int P, long long M, long lon
  *             last value entered and leaves in that cycle; a full collector
  *             takes the next value only in the cycle its block leaves; done_o
  *             is high the cycle after the last block left.
- * total = the cycle done_o is first seen high (start_i in cycle 0).
+ * total = the cycle done_o is first seen high (start_i in cycle 0); it is
+ * the cycle engine's mx_cycle_tile_done (models/arch/mx_cycle.h), which the
+ * co-simulation thereby checks against the RTL.
  * Column mode: total = 2 + compute + 4 always (a column gets at most one
  * result per cycle, so nothing queues).  Tile mode: a fold tile waits for its
  * widest column and for the previous tile, so drain can exceed 4 (narrow last
