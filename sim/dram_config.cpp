@@ -94,13 +94,6 @@ int *timing_field(mx_dram_config *c, const mx_dram_timing_field &f)
     return reinterpret_cast<int *>(reinterpret_cast<char *>(&c->t) + f.offset);
 }
 
-const mx_dram_timing_field *timing_entry(const char *name)
-{
-    for (size_t i = 0; i < mx_dram_timing_table_n; i++)
-        if (!strcmp(mx_dram_timing_table[i].name, name)) return &mx_dram_timing_table[i];
-    return nullptr;
-}
-
 const long long TIMING_MAX = 100000000; // clocks; far beyond any real parameter
 
 // After mx_dram_config_check fails: its message names a field ("key 'tRC'");
@@ -594,63 +587,48 @@ void load_ini(const std::string &file, mx_dram_config *c)
     c->tCK_ns = g.d("timing.tCK", 0, 1000);
     if (c->tCK_ns <= 0) fail(file, g.need("timing.tCK").line, "timing.tCK", "must be > 0");
     mark("timing.tCK_ns", "timing.tCK");
-    auto set_t = [&](const char *ours, const std::string &ini_key) {
-        const mx_dram_timing_field *f = timing_entry(ours);
-        if (!f) return;
-        *timing_field(c, *f) = (int)g.i(ini_key, f->min, TIMING_MAX);
-        mark(std::string("timing.") + ours, ini_key);
+    auto set_t = [&](const mx_dram_timing_field &f, const std::string &ini_key) {
+        *timing_field(c, f) = (int)g.i(ini_key, f.min, TIMING_MAX);
+        mark(std::string("timing.") + f.name, ini_key);
     };
-    auto set_default = [&](const char *ours, int v) {
-        const mx_dram_timing_field *f = timing_entry(ours);
-        if (f) *timing_field(c, *f) = v;
-    };
-    // Defaults where DRAMsim3 presets commonly omit the key; the values are
-    // DRAMsim3's own defaults (src/configuration.cc).
-    set_default("AL", 0);
-    set_default("tRTRS", 2);
-    set_default("tCKE", 6);
-    set_default("tXP", 8);
+    // Keys DRAMsim3 presets commonly omit; the values are DRAMsim3's own
+    // defaults (src/configuration.cc).
+    static const std::map<std::string, int> defaults = {{"AL", 0}, {"tRTRS", 2}, {"tCKE", 6}, {"tXP", 8}};
     for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
-        const char *n = mx_dram_timing_table[i].name;
-        std::string k = std::string("timing.") + n;
-        std::string sn(n);
-        if (sn == "tRC") { // DRAMsim3 has no tRC key: tRAS + tRP below unless given
-            if (g.has(k)) set_t(n, k);
-            continue;
-        }
+        const mx_dram_timing_field &f = mx_dram_timing_table[i];
+        std::string sn(f.name), k = "timing." + sn;
+        auto dflt = defaults.find(sn);
+        if (sn == "tRC" && !g.has(k)) continue; // DRAMsim3 has no tRC key: tRAS + tRP below
         if (sn == "tRCD" && !g.has(k) && (g.has("timing.tRCDRD") || g.has("timing.tRCDWR"))) {
             // HBM/GDDR presets: one tRCD for both, the larger (conservative)
-            long long rd = g.i("timing.tRCDRD", mx_dram_timing_table[i].min, TIMING_MAX);
-            long long wr = g.has("timing.tRCDWR") ? g.i("timing.tRCDWR", mx_dram_timing_table[i].min, TIMING_MAX) : rd;
-            *timing_field(c, mx_dram_timing_table[i]) = (int)(rd > wr ? rd : wr);
+            long long rd = g.i("timing.tRCDRD", f.min, TIMING_MAX);
+            long long wr = g.has("timing.tRCDWR") ? g.i("timing.tRCDWR", f.min, TIMING_MAX) : rd;
+            c->t.tRCD = (int)(rd > wr ? rd : wr);
             mark("timing.tRCD", "timing.tRCDRD");
-            continue;
+        } else if (sn == "tRTP" && !g.has(k) && g.has("timing.tRTP_L")) {
+            set_t(f, "timing.tRTP_L"); // RD->PRE is within one bank: same bank group
+        } else if (dflt != defaults.end() && !g.has(k)) {
+            *timing_field(c, f) = dflt->second;
+        } else {
+            set_t(f, k);
         }
-        if (sn == "tRTP" && !g.has(k) && g.has("timing.tRTP_L")) {
-            set_t(n, "timing.tRTP_L"); // RD->PRE is within one bank: same bank group
-            continue;
-        }
-        if ((sn == "AL" || sn == "tRTRS" || sn == "tCKE" || sn == "tXP") && !g.has(k)) continue;
-        set_t(n, k);
     }
-    if (const mx_dram_timing_field *rc_f = timing_entry("tRC")) {
-        if (!g.has("timing.tRC")) {
-            const mx_dram_timing_field *ras = timing_entry("tRAS"), *rp = timing_entry("tRP");
-            if (ras && rp) *timing_field(c, *rc_f) = *timing_field(c, *ras) + *timing_field(c, *rp);
-            mark("timing.tRC", "timing.tRAS");
-        }
+    if (!g.has("timing.tRC")) {
+        c->t.tRC = c->t.tRAS + c->t.tRP;
+        mark("timing.tRC", "timing.tRAS");
     }
 
     // [power]
-    struct { const char *ini; double *dst; } pw[] = {
-        {"VDD", &c->p.VDD}, {"IDD0", &c->p.IDD0}, {"IDD2N", &c->p.IDD2N}, {"IDD3N", &c->p.IDD3N},
-        {"IDD4R", &c->p.IDD4R}, {"IDD4W", &c->p.IDD4W}, {"IDD5AB", &c->p.IDD5},
+    struct { const char *ini, *ours; double *dst, hi; } pw[] = {
+        {"power.VDD", "power.VDD", &c->p.VDD, 10},       {"power.IDD0", "power.IDD0", &c->p.IDD0, 1e5},
+        {"power.IDD2N", "power.IDD2N", &c->p.IDD2N, 1e5}, {"power.IDD3N", "power.IDD3N", &c->p.IDD3N, 1e5},
+        {"power.IDD4R", "power.IDD4R", &c->p.IDD4R, 1e5}, {"power.IDD4W", "power.IDD4W", &c->p.IDD4W, 1e5},
+        {"power.IDD5AB", "power.IDD5", &c->p.IDD5, 1e5},
     };
     for (auto &e : pw) {
-        std::string k = std::string("power.") + e.ini;
-        *e.dst = g.d(k, 0, k == "power.VDD" ? 10 : 1e5);
-        if (*e.dst <= 0) fail(file, g.need(k).line, k, "must be > 0");
-        mark(std::string("power.") + (strcmp(e.ini, "IDD5AB") ? e.ini : "IDD5"), k);
+        *e.dst = g.d(e.ini, 0, e.hi);
+        if (*e.dst <= 0) fail(file, g.need(e.ini).line, e.ini, "must be > 0");
+        mark(e.ours, e.ini);
     }
     check_config(file, c, g.lines, g.names);
 }
