@@ -224,8 +224,8 @@ void yaml_value(const std::string &file, const std::string &key, const yfield &f
     case K_STR:
         if (key == "controller.page_policy" && it.text != "open" && it.text != "closed")
             fail(file, it.line, key, "must be open or closed, got '%s'", it.text.c_str());
-        if (key == "controller.address_mapping" &&
-            (it.text.size() != 12 || it.text.size() >= sizeof(((mx_dram_config *)nullptr)->address_mapping)))
+        static_assert(sizeof(mx_dram_config::address_mapping) > 12, "6 two-letter fields and the NUL");
+        if (key == "controller.address_mapping" && it.text.size() != 12)
             fail(file, it.line, key, "must be 6 two-letter fields (ro ch ra bg ba co), e.g. rochrababgco, got '%s'",
                  it.text.c_str());
         f.set(0, 0, it.text);
@@ -293,21 +293,19 @@ void load_yaml(const std::string &file, mx_dram_config *c)
             auto tf = table.find(full);
             if (tf == table.end()) fail(file, fl, full, "unknown key");
             const YAML::Node v = f->second;
-            bool own_source = false;
-            if (v.IsMap()) {
+            if (v.IsMap()) { // {value: X, source: "...", note: "..."}: its own source is required
                 for (auto e = v.begin(); e != v.end(); ++e) {
                     std::string ek = e->first.as<std::string>();
                     if (ek != "value" && ek != "source" && ek != "note")
                         fail(file, yline(e->first), full + "." + ek, "unknown field (expected value, source, note)");
                 }
                 if (!v["value"].IsDefined()) fail(file, fl, full + ".value", "missing");
-                own_source = nonempty_source(v["source"]);
-                if (!own_source) fail(file, fl, full + ".source", "missing or empty");
+                if (!nonempty_source(v["source"])) fail(file, fl, full + ".source", "missing or empty");
+            } else if (!sec_source) {
+                fail(file, fl, full, "no source: give the section a 'source:' or write {value: ..., source: ...}");
             }
             // (constructed, never assigned: yaml-cpp's Node assignment writes through)
             const YAML::Node value = v.IsMap() ? v["value"] : v;
-            if (!own_source && !sec_source)
-                fail(file, fl, full, "no source: give the section a 'source:' or write {value: ..., source: ...}");
             yaml_value(file, full, tf->second, value);
             lines[full] = fl;
         }
