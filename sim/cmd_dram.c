@@ -104,7 +104,6 @@ typedef struct {
     int have;
     uint64_t addr, cycle;
     int is_write;
-    long req_line;
 } trace_reader;
 
 /* Reads the next request into t (have = 1), or sets eof.  0, or 2 after
@@ -178,7 +177,6 @@ static int trace_next(trace_reader *t)
             return 2;
         }
         t->last_cycle = t->cycle;
-        t->req_line = t->line;
         t->have = 1;
     }
     return 0;
@@ -191,7 +189,6 @@ typedef struct {
     uint64_t fed;        /* requests handed to the model */
     uint64_t completed;  /* completions popped */
     uint64_t unissued;   /* with --cycles: requests of the trace not yet fed */
-    int trace_ended;     /* the whole trace was read */
 } dram_result;
 
 static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *r)
@@ -221,6 +218,8 @@ static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *
     for (;;) {
         if ((rc = trace_next(&t)) != 0) break;
         uint64_t now = mx_dram_now(d);
+        mx_dram_done dn; /* retired by the last tick or run_until (mx_dram_add retires nothing) */
+        while (mx_dram_pop_done(d, &dn)) { r->completed++; last_progress = now; }
         if (now >= limit) break;
         int blocked = 0;
         while (t.have && t.cycle <= now) {
@@ -234,8 +233,6 @@ static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *
             if ((rc = trace_next(&t)) != 0) break;
         }
         if (rc) break;
-        mx_dram_done dn;
-        while (mx_dram_pop_done(d, &dn)) { r->completed++; last_progress = now; }
         if (r->completed == r->fed) last_progress = now; /* idle is not a stall */
         int all_done = !t.have && t.eof && r->completed == r->fed;
         if (all_done && !o->cycles) break;
@@ -255,12 +252,9 @@ static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *
             if (target == UINT64_MAX || target <= now + 1) mx_dram_tick(d);
             else mx_dram_run_until(d, target);
         }
-        mx_dram_done dn2;
-        while (mx_dram_pop_done(d, &dn2)) { r->completed++; last_progress = mx_dram_now(d); }
     }
     if (!rc) {
         mx_dram_get_stats(d, &r->s);
-        r->trace_ended = !t.have && t.eof;
         /* with --cycles: requests left in the trace (counted, not simulated) */
         while (!rc && o->cycles && (t.have || !t.eof)) {
             if (t.have) { r->unissued++; t.have = 0; }
