@@ -15,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <string>
+#include <vector>
 
 #ifndef MXSIM_SRC_DIR
 #define MXSIM_SRC_DIR "."
@@ -93,6 +94,24 @@ int line_of(const std::string &text, const std::string &prefix)
         line++;
     }
     return -1;
+}
+
+// A config text and the start of its load error after the file name
+// (":LINE: key '...': ...").
+struct ErrCase {
+    std::string text, expect;
+};
+
+// Writes each case's text to `f`: loading it fails with one line starting
+// with f + expect.
+void expect_load_errors(const std::string &f, const std::vector<ErrCase> &cases)
+{
+    for (const ErrCase &k : cases) {
+        write_text(f, k.text);
+        std::string e = load_err(f);
+        EXPECT_EQ(e.compare(0, f.size() + k.expect.size(), f + k.expect), 0) << "got: " << e << "\nwant prefix: " << f + k.expect;
+        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+    }
 }
 
 const char *kIni = "tests/golden/dram/DDR4_8Gb_x8_3200.ini";
@@ -269,9 +288,7 @@ TEST(DramConfig, IniErrorsNameFileLineKey)
     TempDir d;
     std::string ini = clitest::read_text(src(kIni));
     std::string f = d.file("bad.ini");
-    struct Case {
-        std::string text, expect;
-    } cases[] = {
+    expect_load_errors(f, {
         {edit_line(ini, "tRCD", "tRCD = 22\ntFOO = 3"),
          ":" + std::to_string(line_of(ini, "tRCD") + 1) + ": key 'timing.tFOO': unknown key"},
         {edit_line(ini, "tRCD", ""), ":" + std::to_string(line_of(ini, "[timing]")) + ": key 'timing.tRCD': missing"},
@@ -287,13 +304,7 @@ TEST(DramConfig, IniErrorsNameFileLineKey)
         {edit_line(ini, "tRP", "tRP = 22\ntRP = 23"), ":" + std::to_string(line_of(ini, "tRP") + 1) + ": key 'timing.tRP': duplicate key"},
         {edit_line(ini, "rows", "rows = 65000"), ":" + std::to_string(line_of(ini, "rows")) + ": key 'dram_structure.rows': must be a power of two"},
         {edit_line(ini, "tRAS", "tRAS 52"), ":" + std::to_string(line_of(ini, "tRAS")) + ": malformed INI line"},
-    };
-    for (const Case &k : cases) {
-        write_text(f, k.text);
-        std::string e = load_err(f);
-        EXPECT_EQ(e.compare(0, f.size() + k.expect.size(), f + k.expect), 0) << "got: " << e << "\nwant prefix: " << f + k.expect;
-        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
-    }
+    });
 }
 
 TEST(DramConfig, YamlErrorsNameFileLineKey)
@@ -301,9 +312,7 @@ TEST(DramConfig, YamlErrorsNameFileLineKey)
     TempDir d;
     std::string y = clitest::read_text(src(kDdr4));
     std::string f = d.file("bad.yaml");
-    struct Case {
-        std::string text, expect;
-    } cases[] = {
+    expect_load_errors(f, {
         {edit_line(y, "  tRCD:", "  tRCD: 22\n  tFOO: 3"), ":" + std::to_string(line_of(y, "  tRCD:") + 1) + ": key 'timing.tFOO': unknown key"},
         {edit_line(y, "  tRCD:", ""), ":" + std::to_string(line_of(y, "timing:")) + ": key 'timing.tRCD': missing"},
         {edit_line(y, "  tRCD:", "  tRCD: 2x"), ":" + std::to_string(line_of(y, "  tRCD:")) + ": key 'timing.tRCD': not an integer: '2x'"},
@@ -315,13 +324,7 @@ TEST(DramConfig, YamlErrorsNameFileLineKey)
         {edit_line(y, "  tRC:", "  tRC: {value: 70, source: test}"), ":" + std::to_string(line_of(y, "  tRC:")) + ": key 'timing.tRC': must be >= tRAS + tRP"},
         {edit_line(y, "  columns:", "  columns: 1000"), ":" + std::to_string(line_of(y, "  columns:")) + ": key 'structure.columns': must be a power of two"},
         {edit_line(y, "  CL: 22", "  CL: [22"), ":"},
-    };
-    for (const Case &k : cases) {
-        write_text(f, k.text);
-        std::string e = load_err(f);
-        EXPECT_EQ(e.compare(0, f.size() + k.expect.size(), f + k.expect), 0) << "got: " << e << "\nwant prefix: " << f + k.expect;
-        EXPECT_EQ(e.find('\n'), std::string::npos) << e;
-    }
+    });
 }
 
 TEST(DramConfig, NotAFile)
