@@ -307,6 +307,28 @@ TEST(DramConfig, IniErrorsNameFileLineKey)
     });
 }
 
+// A value the loader takes but mx_dram_config_check refuses: the message names
+// the .ini's own key and line (not our field name), for each mapped key; a
+// duplicate names the line of the first.
+TEST(DramConfig, IniCheckErrorsNameTheIniKeyAndLine)
+{
+    TempDir d;
+    std::string ini = clitest::read_text(src(kIni));
+    std::string f = d.file("bad.ini");
+    auto at = [&](const std::string &prefix) { return ":" + std::to_string(line_of(ini, prefix)) + ": "; };
+    expect_load_errors(f, {
+        {edit_line(ini, "bankgroups", "bankgroups = 3"), at("bankgroups") + "key 'dram_structure.bankgroups': must be a power of two"},
+        {edit_line(ini, "banks_per_group", "banks_per_group = 3"), at("banks_per_group") + "key 'dram_structure.banks_per_group': must be a power of two"},
+        {edit_line(ini, "columns", "columns = 1000"), at("columns") + "key 'dram_structure.columns': must be a power of two"},
+        {edit_line(ini, "BL", "BL = 3"), at("BL") + "key 'dram_structure.BL': must be a power of two"},
+        {edit_line(ini, "channels", "channels = 3"), at("channels") + "key 'system.channels': must be a power of two"},
+        {edit_line(ini, "tREFI", "tREFI = 500"), at("tREFI") + "key 'timing.tREFI': must exceed tRFC = 560 (got 500)"},
+        {edit_line(ini, "trans_queue_size", "trans_queue_size = 100000"), at("trans_queue_size") + "key 'system.trans_queue_size': must be in 1..65536"},
+        {edit_line(ini, "tRP", "tRP = 22\ntRP = 23"),
+         ":" + std::to_string(line_of(ini, "tRP") + 1) + ": key 'timing.tRP': duplicate key (first on line " + std::to_string(line_of(ini, "tRP")) + ")"},
+    });
+}
+
 TEST(DramConfig, YamlErrorsNameFileLineKey)
 {
     TempDir d;
