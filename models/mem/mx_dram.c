@@ -21,8 +21,6 @@
 #include "mem/mx_dram.h"
 #include "util/mx_util.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,9 +51,8 @@ static int log2i(long v)
     while (v > 1) { v >>= 1; n++; }
     return n;
 }
-static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+/* int, for derive_timing's int fields (mx_llmax would need a cast back). */
 static int imax(int a, int b) { return a > b ? a : b; }
-
 
 int mx_dram_burst_bytes(const mx_dram_config *c) { return c->bus_bits / 8 * c->BL; }
 
@@ -433,8 +430,8 @@ static inline uint64_t clampu(int64_t v, uint64_t tmin) { return v < (int64_t)tm
 static inline int64_t act_ready(const mx_dram *d, const chan_t *ch, int b)
 {
     const rank_st *r = &ch->rank[b >> d->rank_sh];
-    int64_t e = max64(ch->bank[b].act, max64(ch->group[b >> d->group_sh].act, r->act));
-    if (r->nfaw == 4) e = max64(e, r->faw[r->faw_i] + d->tm.tFAW);
+    int64_t e = mx_llmax(ch->bank[b].act, mx_llmax(ch->group[b >> d->group_sh].act, r->act));
+    if (r->nfaw == 4) e = mx_llmax(e, r->faw[r->faw_i] + d->tm.tFAW);
     return e;
 }
 
@@ -442,7 +439,7 @@ static inline int64_t cas_ready(const mx_dram *d, const chan_t *ch, int b, int i
 {
     const rank_st *r = &ch->rank[b >> d->rank_sh];
     const group_st *g = &ch->group[b >> d->group_sh];
-    return is_write ? max64(ch->bank[b].wr, max64(g->wr, r->wr)) : max64(ch->bank[b].rd, max64(g->rd, r->rd));
+    return is_write ? mx_llmax(ch->bank[b].wr, mx_llmax(g->wr, r->wr)) : mx_llmax(ch->bank[b].rd, mx_llmax(g->rd, r->rd));
 }
 
 static void update_mode(const mx_dram *d, chan_t *ch)
@@ -601,8 +598,8 @@ static void close_bank(mx_dram *d, chan_t *ch, int b, int64_t pre_at, uint64_t n
 {
     bank_st *bk = &ch->bank[b];
     rank_st *r = &ch->rank[b >> d->rank_sh];
-    bk->act = max64(bk->act, pre_at + d->tm.tRP);
-    r->ref = max64(r->ref, pre_at + d->tm.tRP);
+    bk->act = mx_llmax(bk->act, pre_at + d->tm.tRP);
+    r->ref = mx_llmax(r->ref, pre_at + d->tm.tRP);
     bk->row = -1;
     ch->nhit[0][b] = ch->nhit[1][b] = 0;
     bg_change(r, now, -1);
@@ -620,12 +617,12 @@ static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
     bk->cas_since_act = 0;
     bk->act_conflict = bk->conflict_pre;
     bk->conflict_pre = 0;
-    bk->rd = max64(bk->rd, t + tm->act_cas);
-    bk->wr = max64(bk->wr, t + tm->act_cas);
-    bk->pre = max64(bk->pre, t + tm->tRAS);
-    bk->act = max64(bk->act, t + tm->tRC);
-    g->act = max64(g->act, t + tm->tRRD_L);
-    r->act = max64(r->act, t + tm->tRRD_S);
+    bk->rd = mx_llmax(bk->rd, t + tm->act_cas);
+    bk->wr = mx_llmax(bk->wr, t + tm->act_cas);
+    bk->pre = mx_llmax(bk->pre, t + tm->tRAS);
+    bk->act = mx_llmax(bk->act, t + tm->tRC);
+    g->act = mx_llmax(g->act, t + tm->tRRD_L);
+    r->act = mx_llmax(r->act, t + tm->tRRD_S);
     r->faw[r->faw_i] = t;
     r->faw_i = (r->faw_i + 1) & 3;
     if (r->nfaw < 4) r->nfaw++;
@@ -653,16 +650,16 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     for (int r = 0; r < d->c.ranks; r++) {
         rank_st *rk = &ch->rank[r];
         if (r == ri) {
-            rk->rd = max64(rk->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
-            rk->wr = max64(rk->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
+            rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
+            rk->wr = mx_llmax(rk->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
         } else {
-            rk->rd = max64(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
-            rk->wr = max64(rk->wr, t + (w ? tm->wr_wr_O : tm->rd_wr_O));
+            rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
+            rk->wr = mx_llmax(rk->wr, t + (w ? tm->wr_wr_O : tm->rd_wr_O));
         }
     }
-    g->rd = max64(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
-    g->wr = max64(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
-    bk->pre = max64(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
+    g->rd = mx_llmax(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
+    g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
+    bk->pre = mx_llmax(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
     queue_remove(q, idx);
     ch->nhit[w][b]--;
     if (d->c.page_policy == MX_PAGE_CLOSED)
@@ -677,8 +674,8 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
 static void do_ref(mx_dram *d, chan_t *ch, int r, uint64_t now)
 {
     rank_st *rk = &ch->rank[r];
-    rk->act = max64(rk->act, (int64_t)now + d->tm.tRFC);
-    rk->ref = max64(rk->ref, (int64_t)now + d->tm.tRFC);
+    rk->act = mx_llmax(rk->act, (int64_t)now + d->tm.tRFC);
+    rk->ref = mx_llmax(rk->ref, (int64_t)now + d->tm.tRFC);
     rk->ref_pending--;
     d->st.ref++;
 }
