@@ -202,7 +202,8 @@ typedef struct {
     int wr_wr_L, wr_wr_S, wr_wr_O;
     int rd_pre, wr_pre;
     int act_cas;                     /* ACT -> RD/WR: tRCD - AL (>= 1) */
-    int tRAS, tRC, tRP, tRRD_L, tRRD_S, tFAW, tRFC, tREFI;
+    int tRAS, tRC, tRP, tRRD_L, tRRD_S, tFAW, tRFC;
+    int ref_step;                    /* tREFI / ranks: staggered refresh, one rank per step */
 } dram_tm;
 
 typedef struct {
@@ -309,7 +310,8 @@ static void derive_timing(const mx_dram_config *c, dram_tm *m)
     m->act_cas = imax(1, t->tRCD - t->AL);
     m->tRAS = t->tRAS; m->tRC = t->tRC; m->tRP = t->tRP;
     m->tRRD_L = rrdl; m->tRRD_S = t->tRRD_S; m->tFAW = t->tFAW;
-    m->tRFC = t->tRFC; m->tREFI = t->tREFI;
+    m->tRFC = t->tRFC;
+    m->ref_step = t->tREFI / c->ranks;
 }
 
 static void free_channels(mx_dram *d)
@@ -409,9 +411,8 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
         for (int b = 0; b < d->nbank; b++) ch->bank[b].row = -1;
         /* staggered refresh as DRAMsim3's RANK_LEVEL_STAGGERED: one rank
          * every tREFI/ranks clocks, rank r first at (r+1)*tREFI/ranks */
-        uint64_t step = (uint64_t)(c->t.tREFI / c->ranks);
         for (int r = 0; r < c->ranks; r++)
-            ch->rank[r].ref_due = c->refresh ? step * (uint64_t)(r + 1) : UINT64_MAX;
+            ch->rank[r].ref_due = c->refresh ? (uint64_t)d->tm.ref_step * (uint64_t)(r + 1) : UINT64_MAX;
         rescan(d, ch, 0);
     }
     return d;
@@ -688,7 +689,7 @@ static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
         rank_st *rk = &ch->rank[r];
         if (rk->ref_due <= now) {
             rk->ref_pending++;
-            rk->ref_due += (uint64_t)(d->tm.tREFI / d->c.ranks) * (uint64_t)d->c.ranks;
+            rk->ref_due += (uint64_t)d->tm.ref_step * (uint64_t)d->c.ranks;
             changed = 1;
         }
     }
