@@ -355,6 +355,28 @@ TEST(DramTiming, RankToRankSwitch)
     EXPECT_EQ(d[3], 432u);
 }
 
+TEST(DramTiming, ReadToWriteOtherRank)
+{
+    mx_dram_config c = ddr4_3200();
+    c.ranks = 2;
+    auto R = [](int ra, int col) { return ((((uint64_t)5 * 2 + ra) * 16) * 128 + col) * 64; }; // bg0, ba0, row 5
+    Dram m(c);
+    m.until(100);
+    m.add(R(0, 0), 0, 0); // open row 5 in both ranks
+    m.add(R(1, 0), 0, 1);
+    m.drain(2);
+    m.until(400);
+    m.add(R(0, 1), 0, 2); // RD rank 0 at 400 (row hit), data on the bus 422..426
+    m.until(401);
+    m.add(R(1, 1), 1, 3); // WR rank 1 (row hit; no read waits, the write queue drains)
+    // its data may start tRTRS after the read's: WR + CWL >= 400 + CL + BL/2 +
+    // tRTRS, WR >= 400 + 22 + 4 + 2 - 16 = 412, done 412 + CWL + BL/2 = 432
+    // (without tRTRS: WR 410, done 430)
+    std::vector<uint64_t> d = m.drain(2);
+    EXPECT_EQ(d[2], 426u);
+    EXPECT_EQ(d[3], 432u);
+}
+
 TEST(DramTiming, ClosedPageAutoPrecharge)
 {
     mx_dram_config c = ddr4_3200();
