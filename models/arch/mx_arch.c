@@ -281,9 +281,9 @@ static double tiling_traffic(long long M, long long N, long long K, long long mt
     return a + b;
 }
 
-static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
-                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
-                           mx_stats *s);
+static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                          mx_stats *s);
 
 typedef struct {
     mx_tiling t;
@@ -417,7 +417,7 @@ static int pick_time(const mx_arch_config *cq, const mx_gemm *g, const mx_operan
     for (size_t i = 0; i < n; i++) {
         if (fastest >= 0 && cand[i].lb > fastest * 1.01) break; /* no later candidate can be within 1% */
         mx_stats st;
-        analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st);
+        if (analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st) != 0) continue; /* its counters overflow */
         cand[i].cycles = (double)st.cycles;
         cand[i].exact = 1;
         if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
@@ -456,7 +456,7 @@ static int pick_energy(const mx_arch_config *cq, const mx_energy_table *tab, int
             if (best_obj >= 0 && (edp ? lbe * cand[i].lb : lbe) > best_obj) continue;
         }
         mx_stats st;
-        analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st);
+        if (analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st) != 0) continue; /* its counters overflow */
         if (mx_energy_apply(cq, tab, &st, err, errlen) != 0) return -2;
         if (i == 0) /* the first exact evaluation gives the fixed part */
             fixed = st.energy_pj[MX_E_MUL] + st.energy_pj[MX_E_ADDTREE] + st.energy_pj[MX_E_ACCUM] +
@@ -709,13 +709,26 @@ void mx_arch_gemm_counts(const mx_arch_config *c, const mx_operand_fmt *fa, cons
     mx_arch_count_muls(c, fa, fb, (double)s->macs, s);
 }
 
-/* SRAM and fold counters of one tile (both engines): operand reads into the
- * array, partial sums written (and read back when not the first K tile),
- * outputs read by the RQU after the last K tile.  Returns the bytes the
- * tile stores to DRAM (its finished outputs, 0 if not the last K tile). */
-long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
-                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, long long m,
-                          long long n, long long k, int readback, int last_k, mx_stats *s)
+/* SRAM and fold counters of one tile, added into *t. */
+typedef struct {
+    long long folds;
+    long long sram_read[MX_NOPS], sram_write[MX_NOPS], dram_read[MX_NOPS], dram_write[MX_NOPS];
+} tile_ctr;
+
+static void tile_ctr_add(mx_stats *s, const tile_ctr *t)
+{
+    s->folds += t->folds;
+    for (int i = 0; i < MX_NOPS; i++) {
+        s->sram_read[i] += t->sram_read[i];
+        s->sram_write[i] += t->sram_write[i];
+        s->dram_read[i] += t->dram_read[i];
+        s->dram_write[i] += t->dram_write[i];
+    }
+}
+
+static long long tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long m, long long n, long long k, int readback,
+                             int last_k, tile_ctr *s)
 {
     long long sr, sc, tt;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &tt);
@@ -748,9 +761,44 @@ long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
     return store;
 }
 
+/* SRAM and fold counters of one tile (both engines): operand reads into the
+ * array, partial sums written (and read back when not the first K tile),
+ * outputs read by the RQU after the last K tile.  Returns the bytes the
+ * tile stores to DRAM (its finished outputs, 0 if not the last K tile). */
+long long mx_arch_tile_counts(const mx_arch_config *c, const mx_operand_fmt *fa,
+                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, long long m,
+                          long long n, long long k, int readback, int last_k, mx_stats *s)
+{
+    tile_ctr t;
+    memset(&t, 0, sizeof t);
+    long long store = tile_counts(c, fa, fb, fo, m, n, k, readback, last_k, &t);
+    tile_ctr_add(s, &t);
+    return store;
+}
+
+static int gemm_overflow(const mx_gemm *g, char *err, size_t errlen)
+{
+    return mx_fail(err, errlen, "GEMM '%s' (line %d, %lldx%lldx%lld): its counters overflow 64 bits", g->name,
+                   g->line, g->M, g->N, g->K);
+}
+
 int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_fmt *fa,
                          mx_operand_fmt *fb, mx_operand_fmt *fo, char *err, size_t errlen)
 {
+    /* One policy for what the model can count: extents up to 2^48 (tile
+     * arithmetic rounds them up to array multiples) and M*N*K plus the
+     * operand and output element counts in 64 bits; the walk's own sums are
+     * checked where they grow (walk_jump). */
+    long long mnk, mn, mk, kn, sum, bytes;
+    if (g->M < 1 || g->N < 1 || g->K < 1 || g->M > MX_ARCH_DIM_MAX || g->N > MX_ARCH_DIM_MAX ||
+        g->K > MX_ARCH_DIM_MAX)
+        return mx_fail(err, errlen, "GEMM '%s' (line %d): M, N and K must be 1..%lld, got %lldx%lldx%lld", g->name,
+                       g->line, (long long)MX_ARCH_DIM_MAX, g->M, g->N, g->K);
+    if (__builtin_mul_overflow(g->M, g->N, &mn) || __builtin_mul_overflow(mn, g->K, &mnk) ||
+        __builtin_mul_overflow(g->M, g->K, &mk) || __builtin_mul_overflow(g->K, g->N, &kn) ||
+        __builtin_add_overflow(mn, mk, &sum) || __builtin_add_overflow(sum, kn, &sum) || /* RQU elements */
+        __builtin_mul_overflow(mn, (long long)4, &bytes))                                /* FP32 sums    */
+        return gemm_overflow(g, err, errlen);
     const char *an = g->a_format[0] ? g->a_format : c->a_format;
     const char *bn = g->b_format[0] ? g->b_format : c->b_format;
     if (mx_operand_fmt_resolve(c, an, fa) != 0)
@@ -782,7 +830,7 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     const long long M = g->M, N = g->N, K = g->K;
     mx_tiling tl;
     if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
-    analytic_tiled(c, g, &fa, &fb, &fo, &tl, s);
+    if (analytic_tiled(c, g, &fa, &fb, &fo, &tl, s) != 0) return gemm_overflow(g, err, errlen);
     return 0;
 }
 
@@ -791,7 +839,7 @@ int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tili
 {
     mx_operand_fmt fa, fb, fo;
     if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
-    analytic_tiled(c, g, &fa, &fb, &fo, tl, s);
+    if (analytic_tiled(c, g, &fa, &fb, &fo, tl, s) != 0) return gemm_overflow(g, err, errlen);
     return 0;
 }
 
@@ -818,11 +866,163 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
     return &pm->p[em][en][ek][what];
 }
 
+/* ---- the analytic engine's tile walk -------------------------------------
+ *
+ * One step per tile in loop order (docs/ARCH.md "Analytic engine").  The
+ * walk is a deterministic system whose next state depends only on its state
+ * relative to the compute end of the last tile: once the relative state at
+ * the start of an iteration of some loop level repeats with period P (P <= 4
+ * iterations of identical tile shapes), every later iteration of that level
+ * but the edge one repeats it exactly, so the walk jumps over whole periods,
+ * adding the period's time and counter deltas (mx_walk_jump).  Cost then
+ * follows the distinct tile shapes and the transient, not the tile count,
+ * and the result is the one the full walk gives (test_analytic_ff.cpp
+ * compares both, counter by counter). */
+
+/* Everything the walk carries from tile to tile. */
+typedef struct {
+    long long compute_end, end1, end2; /* compute end of tiles t-1, t-2      */
+    long long dram_free;               /* DRAM busy with reads until         */
+    long long rqu_free, last_avail;
+    long long out_free[2];             /* output halves: free once stored    */
+    long long oidx, t;
+    wr_queue wq;                       /* output writes waiting for DRAM     */
+    /* counters */
+    long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
+    double probe_pj;
+    tile_ctr ctr;
+} walk_state;
+
+/* The state relative to the last compute end, with values that can no
+ * longer matter clamped (a free time before every time it is compared
+ * with acts as that time), so that equal vectors mean equal futures. */
+#define WALK_KEY_MAX (8 + 2 * WR_QUEUE_MAX)
+typedef struct {
+    int n;
+    long long v[WALK_KEY_MAX];
+} walk_key;
+
+static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
+{
+    const long long b = w->end1;
+    long long floor_dram = double_buffer ? w->end2 : w->end1; /* the next load waits for this anyway */
+    for (int i = 0; i < w->wq.n; i++) floor_dram = mx_llmin(floor_dram, w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX]);
+    int n = 0;
+    k->v[n++] = w->end2 - b;
+    k->v[n++] = mx_llmax(w->dram_free, floor_dram) - b;
+    k->v[n++] = mx_llmax(w->rqu_free, b) - b;  /* used as max(compute end, rqu_free) */
+    k->v[n++] = mx_llmax(w->last_avail, b) - b;
+    k->v[n++] = mx_llmax(w->out_free[0], b) - b; /* compared with a start >= end1 */
+    k->v[n++] = mx_llmax(w->out_free[1], b) - b;
+    k->v[n++] = w->oidx & 1;
+    k->v[n++] = w->wq.n;
+    for (int i = 0; i < w->wq.n; i++) {
+        int j = (w->wq.head + i) % WR_QUEUE_MAX;
+        k->v[n++] = w->wq.t[j] - b;
+        k->v[n++] = w->wq.cyc[j];
+    }
+    k->n = n;
+}
+
+static int walk_key_eq(const walk_key *a, const walk_key *b)
+{
+    return a->n == b->n && !memcmp(a->v, b->v, (size_t)a->n * sizeof a->v[0]);
+}
+
+/* *x += d * times; sets *ovf when that leaves 64 bits. */
+static void add_times(long long *x, long long d, long long times, int *ovf)
+{
+    long long p;
+    if (__builtin_mul_overflow(d, times, &p) || __builtin_add_overflow(*x, p, x)) *ovf = 1;
+}
+
+/* Adds `times` the difference (to - from) of the walk's counters and
+ * times to *w (every absolute time moves by the period's time); -1 when a
+ * counter would overflow 64 bits. */
+static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to, long long times)
+{
+    int ovf = 0;
+    const long long d = to->end1 - from->end1;
+    add_times(&w->compute_end, d, times, &ovf);
+    add_times(&w->end1, d, times, &ovf);
+    add_times(&w->end2, d, times, &ovf);
+    add_times(&w->dram_free, d, times, &ovf);
+    add_times(&w->rqu_free, d, times, &ovf);
+    add_times(&w->last_avail, d, times, &ovf);
+    add_times(&w->out_free[0], d, times, &ovf);
+    add_times(&w->out_free[1], d, times, &ovf);
+    for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
+#define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
+    JUMP(oidx); JUMP(t);
+    JUMP(sram_stall); JUMP(dram_stall); JUMP(pure_compute); JUMP(rqu_stall); JUMP(probe_act); JUMP(ctr.folds);
+    for (int i = 0; i < MX_NOPS; i++) {
+        JUMP(ctr.sram_read[i]); JUMP(ctr.sram_write[i]); JUMP(ctr.dram_read[i]); JUMP(ctr.dram_write[i]);
+    }
+#undef JUMP
+    w->probe_pj += (to->probe_pj - from->probe_pj) * (double)times;
+    return ovf ? -1 : 0;
+}
+
+/* Periodicity detector of one loop level: the keys at the start of its
+ * last iterations, and the state saved when a period was seen. */
+#define WALK_PERIOD_MAX 4
+typedef struct {
+    walk_key key[WALK_PERIOD_MAX + 1];
+    long long at[WALK_PERIOD_MAX + 1]; /* iteration index of key[i], -1 none */
+    int period;                        /* > 0: confirming this period        */
+    long long confirm_at;              /* iteration at which to jump         */
+    walk_state saved;                  /* state at confirm_at - period       */
+} walk_ff;
+
+static void walk_ff_reset(walk_ff *f)
+{
+    for (int i = 0; i <= WALK_PERIOD_MAX; i++) f->at[i] = -1;
+    f->period = 0;
+}
+
+/* Called at the start of iteration x of a level whose iterations lo..hi
+ * repeat the same tile shapes; may advance x over whole periods.  -1 when
+ * the jump overflows a counter. */
+static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long *x, long long lo, long long hi)
+{
+    if (*x < lo || *x > hi) return 0;
+    if (f->period > 0 && *x == f->confirm_at) { /* one period after the match: jump */
+        const int period = f->period;
+        long long periods = (hi + 1 - *x) / period;
+        walk_state before = *w;
+        walk_ff_reset(f);
+        if (periods > 0) {
+            if (walk_jump(w, &f->saved, &before, periods) != 0) return -1;
+            *x += periods * period;
+        }
+        return 0;
+    }
+    if (f->period > 0) return 0;
+    walk_key k;
+    walk_key_of(w, double_buffer, &k);
+    int slot = (int)(*x % (WALK_PERIOD_MAX + 1));
+    for (int p = 1; p <= WALK_PERIOD_MAX; p++) {
+        int j = (int)((*x - p) % (WALK_PERIOD_MAX + 1));
+        if (*x - p >= lo && f->at[j] == *x - p && walk_key_eq(&f->key[j], &k)) {
+            f->period = p;
+            f->confirm_at = *x + p; /* the counters of one whole period from here */
+            f->saved = *w;
+            break;
+        }
+    }
+    f->key[slot] = k;
+    f->at[slot] = *x;
+    return 0;
+}
+
+/* Iterations of a level worth watching for periods. */
+#define WALK_FF_MIN 8
+
 /* The analytic engine for a given mapping (the mapper calls it for its
- * candidates). */
-static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
-                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
-                           mx_stats *s)
+ * candidates); -1 when its counters overflow 64 bits. */
+static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                          mx_stats *s)
 {
     memset(s, 0, sizeof *s);
     const long long M = g->M, N = g->N, K = g->K;
@@ -846,32 +1046,59 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
      * half t%2, free once tile t-2 has computed; reads have priority on the
      * DRAM channel, output writes fill its idle cycles, and what is left when
      * compute ends is the drain stall. */
-    long long compute_end = 0, end1 = 0, end2 = 0; /* compute end of tiles t-1, t-2 */
-    long long dram_free = 0;                        /* DRAM busy with reads until   */
+    walk_state ws;
+    memset(&ws, 0, sizeof ws);
+    walk_state *w = &ws;
     /* with a DRAM model, each distinct transfer is probed on it once */
     int use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
     int sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     probe_memo pm;
     memset(&pm, 0, sizeof pm);
-    double probe_pj = 0;
-    long long probe_act = 0;
     long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
-    long long rqu_free = 0, last_avail = 0, rqu_extra_elems = s->requant_elements;
-    long long out_free[2] = {0, 0}, oidx = 0, rqu_stall = 0; /* output halves: free once the RQU has read them */
-    wr_queue wq = {0};                               /* output writes waiting for DRAM */
+    long long rqu_extra_elems = s->requant_elements;
     long long last_a = -1, last_b = -1;
     long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
     long long extra_rem = extra_bytes - extra_per_tile * ntiles;
-    long long sram_stall = 0, dram_stall = 0, pure_compute = 0;
-    long long t = 0;
     long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
     long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
+     * level have the same shapes and the same operand reuse */
+    walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
+    if (ff) walk_ff_reset(&ff[0]);
     for (long long oi = 0; oi < outer_n; oi++) {
+        if (ff && outer_n >= WALK_FF_MIN) {
+            long long before = oi;
+            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2) != 0) goto overflow;
+            if (oi != before) { /* the last tile of the iteration before the new oi */
+                long long mi = tl->n_outer ? inner_n - 1 : oi - 1, ni = tl->n_outer ? oi - 1 : inner_n - 1;
+                last_a = mi * tl->k_tiles + tl->k_tiles - 1;
+                last_b = (tl->k_tiles - 1) * tl->n_tiles + ni;
+            }
+        }
+        if (ff) walk_ff_reset(&ff[1]);
         for (long long ii = 0; ii < inner_n; ii++) {
+            if (ff && inner_n >= WALK_FF_MIN) {
+                long long before = ii;
+                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2) != 0) goto overflow;
+                if (ii != before) {
+                    long long mi = tl->n_outer ? ii - 1 : oi, ni = tl->n_outer ? oi : ii - 1;
+                    last_a = mi * tl->k_tiles + tl->k_tiles - 1;
+                    last_b = (tl->k_tiles - 1) * tl->n_tiles + ni;
+                }
+            }
             long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
             int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
             long long m = dims_m[em], n = dims_n[en];
-            for (long long ki = 0; ki < tl->k_tiles; ki++, t++) {
+            if (ff) walk_ff_reset(&ff[2]);
+            for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
+                if (ff && tl->k_tiles >= WALK_FF_MIN) {
+                    long long before = ki;
+                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2) != 0) goto overflow;
+                    if (ki != before) {
+                        last_a = mi * tl->k_tiles + ki - 1;
+                        last_b = (ki - 1) * tl->n_tiles + ni;
+                    }
+                }
                 int ek = ki == tl->k_tiles - 1;
                 long long k = dims_k[ek];
                 long long aid = mi * tl->k_tiles + ki, bid = ki * tl->n_tiles + ni;
@@ -879,34 +1106,34 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                 long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb->bits_per_elem) : 0;
                 last_a = aid;
                 last_b = bid;
-                s->dram_read[MX_OP_A] += la;
-                s->dram_read[MX_OP_B] += lb;
-                s->sram_write[MX_OP_A] += la;
-                s->sram_write[MX_OP_B] += lb;
+                w->ctr.dram_read[MX_OP_A] += la;
+                w->ctr.dram_read[MX_OP_B] += lb;
+                w->ctr.sram_write[MX_OP_A] += la;
+                w->ctr.sram_write[MX_OP_B] += lb;
                 long long ready = 0;
                 if (!c->ideal_memory && la + lb > 0) {
-                    long long want = mx_llmax(dram_free, tl->double_buffer ? end2 : end1);
+                    long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
                     /* writes queued before this read was wanted go first (the
                      * controller drains its write queue when it fills: a tile's
                      * store is far larger than the queue), then the read */
-                    want = mx_llmax(want, wr_queue_serve_ready(&wq, dram_free, want));
+                    want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
                     const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
                                                                      (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
                     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
-                        dram_free = want + mx_llmax(1, pr->cycles - dram_latency(c));
+                        w->dram_free = want + mx_llmax(1, pr->cycles - dram_latency(c));
                         ready = want + pr->cycles;
-                        probe_pj += pr->cmd_pj;
-                        probe_act += pr->act;
+                        w->probe_pj += pr->cmd_pj;
+                        w->probe_act += pr->act;
                     } else {
-                        dram_free = want + dram_cycles(c, la + lb, 0);
-                        ready = dram_free + dram_latency(c);
+                        w->dram_free = want + dram_cycles(c, la + lb, 0);
+                        ready = w->dram_free + dram_latency(c);
                     }
                 }
-                long long start = mx_llmax(end1, ready);
-                dram_stall += start - end1;
-                if (ki == 0 && sram_walk && start < out_free[oidx % 2]) { /* output half still held by the RQU */
-                    rqu_stall += out_free[oidx % 2] - start;
-                    start = out_free[oidx % 2];
+                long long start = mx_llmax(w->end1, ready);
+                w->dram_stall += start - w->end1;
+                if (ki == 0 && sram_walk && start < w->out_free[w->oidx % 2]) { /* output half still held by the RQU */
+                    w->rqu_stall += w->out_free[w->oidx % 2] - start;
+                    start = w->out_free[w->oidx % 2];
                 }
                 long long cyc = shape_cyc[em][en][ek];
                 long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
@@ -915,41 +1142,44 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
                         shape_sram[em][en][ek] = mx_cycle_tile_sram_stall(c, fa, fb, m, n, k);
                     eff = cyc + mx_llmax(0, shape_sram[em][en][ek]);
                 }
-                sram_stall += eff - cyc;
-                pure_compute += cyc;
-                compute_end = start + eff;
-                end2 = end1;
-                end1 = compute_end;
+                w->sram_stall += eff - cyc;
+                w->pure_compute += cyc;
+                w->compute_end = start + eff;
+                w->end2 = w->end1;
+                w->end1 = w->compute_end;
 
-                long long store = mx_arch_tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, s);
-                long long extra = extra_per_tile + (t == ntiles - 1 ? extra_rem : 0);
+                long long store = tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, &w->ctr);
+                long long extra = extra_per_tile + (w->t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
                     long long wcyc = dram_cycles(c, store + extra, 1);
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
                     if (pw) { /* channel time: the probe's, less the latency of its last write */
                         wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
-                        probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
-                        probe_act += pw->act;
+                        w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
+                        w->probe_act += pw->act;
                     }
                     /* the RQU re-quantizes a finished output tile after its
                      * last K tile; its store leaves when the codes are ready */
-                    long long avail = compute_end;
+                    long long avail = w->compute_end;
                     if (ek && !c->scalesim_compat) {
                         long long elems = m * n + (ntiles ? rqu_extra_elems / ntiles : 0);
-                        avail = mx_llmax(compute_end, rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
-                        rqu_free = avail;
+                        avail = mx_llmax(w->compute_end, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
+                        w->rqu_free = avail;
                     }
-                    last_avail = mx_llmax(last_avail, avail);
-                    if (ek) { out_free[oidx % 2] = avail + wcyc; oidx++; } /* held until the store has left */
-                    wr_queue_push(&wq, avail, wcyc);
+                    w->last_avail = mx_llmax(w->last_avail, avail);
+                    if (ek) { w->out_free[w->oidx % 2] = avail + wcyc; w->oidx++; } /* held until the store has left */
+                    wr_queue_push(&w->wq, avail, wcyc);
                 }
             }
         }
     }
-    long long total = compute_end;
-    if (!c->ideal_memory && wq.n > 0) {
-        long long wr_end = mx_llmax(last_avail, wr_queue_serve(&wq, dram_free, -1) +
-                                                    (use_probes ? c->dram_cal.write_latency : 0));
+    free(ff);
+    ff = NULL;
+    tile_ctr_add(s, &w->ctr);
+    long long total = w->compute_end;
+    if (!c->ideal_memory && w->wq.n > 0) {
+        long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
+                                                       (use_probes ? c->dram_cal.write_latency : 0));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -958,7 +1188,7 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     /* The GEMM also lasts at least the RQU's whole work (outputs and second
      * copies at its rate); a shortfall beyond that adds cycles. */
     long long rqu_elems = M * N + s->requant_elements;
-    s->stall[MX_STALL_RQU] = rqu_stall;
+    s->stall[MX_STALL_RQU] = w->rqu_stall;
     if (!c->ideal_memory && !c->scalesim_compat) {
         long long rqu_cyc = mx_cdiv(rqu_elems, c->rqu_elements_per_cycle);
         if (rqu_cyc > total) {
@@ -968,23 +1198,27 @@ static void analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_o
     }
     if (c->scalesim_compat) total -= 1; /* SCALE-Sim's per-layer count (docs/ARCH.md) */
     s->cycles = total;
-    s->compute_cycles = pure_compute - (c->scalesim_compat ? 1 : 0);
-    s->stall[MX_STALL_DRAM] = dram_stall;
-    s->stall[MX_STALL_SRAM] = sram_stall;
+    s->compute_cycles = w->pure_compute - (c->scalesim_compat ? 1 : 0);
+    s->stall[MX_STALL_DRAM] = w->dram_stall;
+    s->stall[MX_STALL_SRAM] = w->sram_stall;
     mx_arch_gemm_counts(c, fa, fb, g, tl, s);
     if (c->dram_model && c->dram_cal.valid && !c->ideal_memory) { /* estimated from the probes */
         double rd = 0, wr = 0;
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
         s->dram_model = 1;
         if (use_probes) {
-            s->dram_act = probe_act;
-            s->dram_energy_pj = probe_pj + (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+            s->dram_act = w->probe_act;
+            s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
             s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
                                 (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
         }
     }
+    return 0;
+overflow:
+    free(ff);
+    return -1;
 }
 
 void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)

@@ -57,6 +57,8 @@ typedef struct {
     int analytic_probes;       /* analytic engine with a DRAM model: time each distinct tile
                                 * transfer on the DRAM model (1, default) or use the
                                 * calibrated bandwidth only (0; the mapper's inner loop) */
+    int analytic_no_jump;      /* 1: the analytic engine walks every tile (no periodic
+                                * fast-forward; tests compare the two)                */
     /* numerics */
     char a_format[MX_FORMAT_NAME_MAX];   /* MX name ("mxsf", "mxfp8_e4m3") or plain ("bf16") */
     char b_format[MX_FORMAT_NAME_MAX];
@@ -241,6 +243,9 @@ int mx_arch_tiling(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_o
                    long long M, long long N, long long K, mx_tiling *t, char *err, size_t errlen);
 
 /* ---- one GEMM ------------------------------------------------------------ */
+/* The largest M, N or K the accelerator model takes (2^48). */
+#define MX_ARCH_DIM_MAX (1LL << 48)
+
 /* Timing of one GEMM row (count ignored: stats are for ONE instance).  This
  * is the one cycle function both modes use; it runs c->engine
  * (mx_arch_gemm_analytic below, or mx_arch_gemm_cycle in arch/mx_cycle.h).  Counters except energy are
