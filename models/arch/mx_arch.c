@@ -817,8 +817,15 @@ int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_f
 int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
                         size_t errlen)
 {
-    if (c->engine == MX_ENGINE_CYCLE) return mx_arch_gemm_cycle(c, g, s, err, errlen);
-    return mx_arch_gemm_analytic(c, g, s, err, errlen);
+    int rc = c->engine == MX_ENGINE_CYCLE ? mx_arch_gemm_cycle(c, g, s, err, errlen)
+                                          : mx_arch_gemm_analytic(c, g, s, err, errlen);
+    if (rc != 0) return rc;
+    /* the row's totals are these counters times its count: they must fit too */
+    mx_stats probe;
+    memset(&probe, 0, sizeof probe);
+    mx_stats_add(&probe, s, g->count > 0 ? g->count : 1);
+    if (probe.overflow) return gemm_overflow(g, err, errlen);
+    return 0;
 }
 
 int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,
@@ -1223,34 +1230,38 @@ overflow:
 
 void mx_stats_add(mx_stats *a, const mx_stats *b, long long times)
 {
-    a->cycles += b->cycles * times;
-    a->compute_cycles += b->compute_cycles * times;
-    for (int i = 0; i < MX_NSTALL; i++) a->stall[i] += b->stall[i] * times;
-    a->macs += b->macs * times;
-    a->pe_steps += b->pe_steps * times;
-    a->scale_adds += b->scale_adds * times;
+    int ovf = 0;
+#define ADD(f) add_times(&a->f, b->f, times, &ovf)
+    ADD(cycles);
+    ADD(compute_cycles);
+    for (int i = 0; i < MX_NSTALL; i++) ADD(stall[i]);
+    ADD(macs);
+    ADD(pe_steps);
+    ADD(scale_adds);
     a->exp_add_bits += b->exp_add_bits * (double)times;
-    a->folds += b->folds * times;
+    ADD(folds);
     if (!a->map.mt) a->map = b->map; /* a row's own mapping (totals keep the first) */
-    a->tiles += b->tiles * times;
+    ADD(tiles);
     for (int i = 0; i <= MX_SIG_MAX; i++)
         for (int j = 0; j <= MX_SIG_MAX; j++) a->mul[i][j] += b->mul[i][j] * (double)times;
     for (int i = 0; i < MX_NOPS; i++) {
-        a->sram_read[i] += b->sram_read[i] * times;
-        a->sram_write[i] += b->sram_write[i] * times;
-        a->dram_read[i] += b->dram_read[i] * times;
-        a->dram_write[i] += b->dram_write[i] * times;
+        ADD(sram_read[i]);
+        ADD(sram_write[i]);
+        ADD(dram_read[i]);
+        ADD(dram_write[i]);
     }
-    a->rqu_elements += b->rqu_elements * times;
+    ADD(rqu_elements);
     a->dram_model |= b->dram_model;
-    a->dram_act += b->dram_act * times;
-    a->dram_pre += b->dram_pre * times;
-    a->dram_ref += b->dram_ref * times;
-    a->dram_row_hits += b->dram_row_hits * times;
-    a->dram_row_misses += b->dram_row_misses * times;
+    ADD(dram_act);
+    ADD(dram_pre);
+    ADD(dram_ref);
+    ADD(dram_row_hits);
+    ADD(dram_row_misses);
     a->dram_energy_pj += b->dram_energy_pj * (double)times;
-    a->requant_elements += b->requant_elements * times;
-    a->requant_copies += b->requant_copies * times;
+    ADD(requant_elements);
+    ADD(requant_copies);
+#undef ADD
+    a->overflow |= b->overflow | ovf;
     for (int i = 0; i < MX_E_NCOMP; i++) a->energy_pj[i] += b->energy_pj[i] * (double)times;
     a->energy_total_pj += b->energy_total_pj * (double)times;
     a->functional |= b->functional;

@@ -206,9 +206,11 @@ typedef struct {
     long long checked_outputs;
     double qsnr_db, max_abs_err;
     double err_sq, ref_sq;       /* sums for QSNR aggregation               */
+    int overflow;                /* a 64-bit counter overflowed in mx_stats_add: totals invalid */
 } mx_stats;
 
-/* Adds b (times `times`) into a. */
+/* Adds b (times `times`) into a; a counter leaving 64 bits sets a->overflow
+ * (callers summing rows must check it: the totals are then wrong). */
 void mx_stats_add(mx_stats *a, const mx_stats *b, long long times);
 
 /* ---- fold cycle model ---------------------------------------------------- */
