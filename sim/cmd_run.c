@@ -86,11 +86,11 @@ static int parse_opts(int argc, char **argv, run_opts *o)
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
                     !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine");
         if (!takes) {
-            fprintf(stderr, "mxsim run: unknown option '%s'\n", a);
+            mx_print_error("mxsim run", "unknown option '%s' (mxsim run --help)", a);
             return 2;
         }
         if (!v) {
-            fprintf(stderr, "mxsim run: option '%s' needs a value\n", a);
+            mx_print_error("mxsim run", "option '%s' needs a value", a);
             return 2;
         }
         i++;
@@ -100,22 +100,21 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "--compare")) o->compare_path = v;
         else if (!strcmp(a, "--data")) o->data_dir = v;
         else if (!strcmp(a, "--engine")) {
-            if (mx_engine_parse(v, &o->engine)) { fprintf(stderr, "mxsim run: option '--engine': must be analytic or cycle, got '%s'\n", v); return 2; }
+            if (mx_engine_parse(v, &o->engine)) { mx_print_error("mxsim run", "option '--engine': must be analytic or cycle, got '%s'", v); return 2; }
             o->engine_set = 1;
         }
         else if (!strcmp(a, "--set")) {
             if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
             o->sets[o->nsets++] = v;
         } else if (!strcmp(a, "--seed")) {
-            char *end;
-            errno = 0;
-            unsigned long long s = strtoull(v, &end, 10);
-            if (!*v || *end || errno) { fprintf(stderr, "mxsim run: option '--seed': not an integer: '%s'\n", v); return 2; }
-            o->seed = s;
+            if (mx_parse_seed(v, &o->seed) != 0) {
+                mx_print_error("mxsim run", "option '--seed': must be an integer 0..18446744073709551615, got '%s'", v);
+                return 2;
+            }
         } else if (!strcmp(a, "--mode")) {
             if (!strcmp(v, "timing")) o->functional = 0;
             else if (!strcmp(v, "functional")) o->functional = 1;
-            else { fprintf(stderr, "mxsim run: option '--mode': must be timing or functional, got '%s'\n", v); return 2; }
+            else { mx_print_error("mxsim run", "option '--mode': must be timing or functional, got '%s'", v); return 2; }
         }
     }
     if (!o->config_path || !o->trace_path) {
@@ -144,27 +143,66 @@ static int load_operand(const run_opts *o, const mx_gemm *g, const char *which, 
     return mx_operand_load("mxsim run", o->data_dir, o->trace_path, g, which, rows, cols, out);
 }
 
-static int simulate(const run_opts *o, const char *config_path, const mx_trace *tr, run_result *r)
+/* Where a config key's value came from: the last --set of it, else the
+ * config file (messages name the one the user has to edit). */
+static const char *key_origin(const run_opts *o, const char *config_path, const char *key, size_t keylen)
 {
-    char err[600], epath[MX_ARCH_PATH_MAX];
-    if (mx_config_load(config_path, &r->cfg, epath, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim run: %s\n", err);
+    const char *origin = config_path;
+    for (int i = 0; i < o->nsets; i++)
+        if (!strncmp(o->sets[i], key, keylen) && o->sets[i][keylen] == '=') origin = "--set";
+    return origin;
+}
+
+/* Config file, overrides, DRAM and energy table: everything a run needs
+ * before its first GEMM, so that bad input fails before any simulation. */
+static int configure(const run_opts *o, const char *config_path, run_result *r)
+{
+    char err[700], epath[MX_ARCH_PATH_MAX];
+    if (mx_config_load(config_path, &r->cfg, NULL, err, sizeof err) != 0) {
+        mx_print_error("mxsim run", "%s", err);
         return 2;
     }
     for (int i = 0; i < o->nsets; i++)
         if (mx_config_override(&r->cfg, o->sets[i], err, sizeof err) != 0) {
-            fprintf(stderr, "mxsim run: %s\n", err);
+            mx_print_error("mxsim run", "%s", err);
             return 2;
         }
     if (o->engine_set) r->cfg.engine = o->engine;
     if (mx_config_dram(config_path, &r->cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim run: %s\n", err);
+        mx_print_error("mxsim run", "%s", err);
+        return 2;
+    }
+    /* after the overrides: --set energy.table=FILE counts */
+    if (mx_config_energy_path(config_path, &r->cfg, epath, err, sizeof err) != 0) {
+        mx_print_error("mxsim run", "%s", err);
         return 2;
     }
     if (mx_energy_load(epath, &r->energy, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim run: %s\n", err);
+        mx_print_error("mxsim run", "%s (key 'energy.table' of %s)", err,
+                       key_origin(o, config_path, "energy.table", strlen("energy.table")));
         return 2;
     }
+    return 0;
+}
+
+/* An error of the arch model on one GEMM.  When it names a config key (a
+ * buffer too small, ...) the config file (or --set) is what to fix: it
+ * leads, the trace line follows. */
+static void gemm_error(const run_opts *o, const char *config_path, const mx_gemm *g, const char *err)
+{
+    const char *k = strstr(err, "key '");
+    if (k) {
+        const char *origin = key_origin(o, config_path, k + 5, strcspn(k + 5, "'"));
+        mx_print_error("mxsim run", "%s: %s (GEMM '%s' at %s:%d)", origin, k, g->name, o->trace_path, g->line);
+    } else {
+        mx_print_error("mxsim run", "%s:%d: %s", o->trace_path, g->line, err);
+    }
+}
+
+/* Runs the trace on r's configuration (configure() first). */
+static int simulate(const run_opts *o, const char *config_path, const mx_trace *tr, run_result *r)
+{
+    char err[600];
     r->cfg.energy_tab = &r->energy; /* the mapper's energy and EDP objectives */
     r->rows = calloc(tr->n, sizeof *r->rows);
     if (!r->rows) { fprintf(stderr, "mxsim run: out of memory\n"); return 2; }
@@ -188,7 +226,7 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
             free(db);
             if (rc == 1) {
                 progress_bar(bar, tr->n, tr->n, "");
-                fprintf(stderr, "mxsim run: note: %s:%d: %s\n", o->trace_path, g->line, err);
+                mx_print_error("mxsim run", "note: %s:%d: %s", o->trace_path, g->line, err);
                 rc = 0;
             }
         } else {
@@ -196,12 +234,12 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
         }
         if (rc != 0) {
             progress_bar(bar, tr->n, tr->n, "");
-            fprintf(stderr, "mxsim run: %s:%d: %s\n", o->trace_path, g->line, err);
+            gemm_error(o, config_path, g, err);
             return 2;
         }
         if (mx_energy_apply(&r->cfg, &r->energy, &one, err, sizeof err) != 0) {
             progress_bar(bar, tr->n, tr->n, "");
-            fprintf(stderr, "mxsim run: %s (needed by %s)\n", err, config_path);
+            mx_print_error("mxsim run", "%s (needed by %s)", err, config_path);
             return 2;
         }
         memset(&r->rows[i], 0, sizeof r->rows[i]);
@@ -472,7 +510,7 @@ static int write_reports(const char *dir, const run_opts *o, const mx_trace *tr,
 {
     char j[4200], c[4200], jt[4200], ct[4200];
     if (mkdir_p(dir) != 0) {
-        fprintf(stderr, "mxsim run: option '-o': cannot create directory '%s': %s\n", dir, strerror(errno));
+        mx_print_error("mxsim run", "option '-o': cannot create directory '%s': %s", dir, strerror(errno));
         return 2;
     }
     snprintf(j, sizeof j, "%s/report.json", dir);
@@ -481,7 +519,7 @@ static int write_reports(const char *dir, const run_opts *o, const mx_trace *tr,
     snprintf(ct, sizeof ct, "%s/.report.csv.tmp", dir);
     if (write_json(jt, o, tr, r) != 0 || write_csv(ct, tr, r) != 0 || rename(jt, j) != 0 ||
         rename(ct, c) != 0) {
-        fprintf(stderr, "mxsim run: cannot write the reports in '%s': %s\n", dir, strerror(errno));
+        mx_print_error("mxsim run", "cannot write the reports in '%s': %s", dir, strerror(errno));
         remove(jt);
         remove(ct);
         return 2;
@@ -565,7 +603,8 @@ static void print_sensitivity(const run_opts *o, const mx_trace *tr, const run_r
         run_result a2, b2;
         memset(&a2, 0, sizeof a2);
         memset(&b2, 0, sizeof b2);
-        if (simulate(&o2, o->config_path, tr, &a2) == 0 && simulate(&o2, o->compare_path, tr, &b2) == 0) {
+        if (configure(&o2, o->config_path, &a2) == 0 && simulate(&o2, o->config_path, tr, &a2) == 0 &&
+            configure(&o2, o->compare_path, &b2) == 0 && simulate(&o2, o->compare_path, tr, &b2) == 0) {
             double r2 = a2.total.energy_total_pj / b2.total.energy_total_pj;
             printf("  %-24s %s/%s total energy %.3f (%.1f%% %s), cycles ratio %.3f%s\n", set, a2.cfg.name,
                    b2.cfg.name, r2, 100 * fabs(1 - r2), r2 <= 1 ? "less" : "more",
@@ -583,13 +622,21 @@ int mxsim_cmd_run(int argc, char **argv)
     if (rc) return rc == 1 ? 0 : rc;
     mx_trace tr;
     char err[600];
-    if (mx_trace_load(o.trace_path, &tr, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim run: %s\n", err);
-        return 2;
-    }
     run_result a, b;
     memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
+    /* both configs first: bad input fails before the first simulation */
+    if (configure(&o, o.config_path, &a) || (o.compare_path && configure(&o, o.compare_path, &b))) return 2;
+    if (o.compare_path && !strcmp(a.cfg.name, b.cfg.name)) {
+        /* the names head the comparison's columns and name the report directories OUTDIR/NAME/ */
+        mx_print_error("mxsim run", "option '--compare': %s and %s are both named '%s' (key 'name'): give them different names",
+                       o.config_path, o.compare_path, a.cfg.name);
+        return 2;
+    }
+    if (mx_trace_load(o.trace_path, &tr, err, sizeof err) != 0) {
+        mx_print_error("mxsim run", "%s", err);
+        return 2;
+    }
     rc = simulate(&o, o.config_path, &tr, &a);
     if (!rc && o.compare_path) rc = simulate(&o, o.compare_path, &tr, &b);
     if (!rc) {

@@ -6,6 +6,7 @@
 
 #include "yaml_cpp.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdarg>
@@ -14,9 +15,254 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+// ---- shared input reading (config_yaml.h, yaml_cpp.h) -----------------------
+
+extern "C" int mx_input_read(const char *path, const char *what, char **text, size_t *len, char *err,
+                             size_t errlen)
+{
+    *text = nullptr;
+    if (len) *len = 0;
+    // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below)
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot open the file%s%s", path, e == ENOENT ? "" : ": ",
+                 e == ENOENT ? "" : strerror(e));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) { // directory, device (/dev/zero), FIFO, socket
+        snprintf(err, errlen, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    const size_t cap = MX_INPUT_MAX_BYTES;
+    if ((unsigned long long)st.st_size > cap) {
+        snprintf(err, errlen, "%s: larger than 1 MiB (%lld bytes): not a %s", path, (long long)st.st_size, what);
+        close(fd);
+        return -1;
+    }
+    char *buf = (char *)malloc(cap + 2);
+    if (!buf) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        close(fd);
+        return -1;
+    }
+    size_t n = 0;
+    while (n <= cap) { // at most cap + 1 bytes: a file that grew past the cap is refused, not read on
+        ssize_t r = read(fd, buf + n, cap + 1 - n);
+        if (r < 0 && errno == EINTR) continue;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: cannot read the file: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (r == 0) break;
+        n += (size_t)r;
+    }
+    close(fd);
+    if (n > cap) {
+        snprintf(err, errlen, "%s: larger than 1 MiB: not a %s", path, what);
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    if (len) *len = n;
+    return 0;
+}
+
+extern "C" void mx_print_error(const char *prog, const char *fmt, ...)
+{
+    char raw[2048], safe[4 * sizeof raw];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    va_end(ap);
+    mx_escape_controls(safe, sizeof safe, raw);
+    fprintf(stderr, "%s: %s\n", prog, safe);
+}
+
+namespace mxsim {
+
+namespace {
+
+// Walks the parser's events (no node tree yet, no recursion of ours): the
+// checks yaml_parse_checked promises.  Messages: WHERE[:LINE]: key 'K': ...
+class yaml_checker : public YAML::EventHandler {
+public:
+    yaml_checker(const std::string &where, bool has_lines, const std::string &key_prefix)
+        : where_(where), has_lines_(has_lines), prefix_(key_prefix) {}
+
+    void OnDocumentStart(const YAML::Mark &m) override
+    {
+        if (++docs_ > 1) fail(m, prefix_, "more than one YAML document ('---'): expected one");
+    }
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark &m, YAML::anchor_t) override { leaf(m, nullptr, "a null"); }
+    void OnAlias(const YAML::Mark &m, YAML::anchor_t) override { leaf(m, nullptr, "an alias"); }
+    void OnScalar(const YAML::Mark &m, const std::string &, YAML::anchor_t, const std::string &v) override
+    {
+        leaf(m, &v, nullptr);
+    }
+    void OnSequenceStart(const YAML::Mark &m, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        open(m, false);
+    }
+    void OnSequenceEnd() override { close(); }
+    void OnMapStart(const YAML::Mark &m, const std::string &, YAML::anchor_t, YAML::EmitterStyle::value) override
+    {
+        open(m, true);
+    }
+    void OnMapEnd() override { close(); }
+
+private:
+    struct frame {
+        bool is_map;
+        std::string path;
+        bool at_key = true;              // a mapping's next node is a key
+        bool as_key = false;             // this node is itself a (non-scalar) key
+        std::string key;                 // its current key
+        std::map<std::string, int> keys; // key -> line
+        int index = 0;                   // a sequence's next element
+    };
+
+    [[noreturn]] void fail(const YAML::Mark &m, const std::string &key, const std::string &msg) const
+    {
+        std::string w = has_lines_ ? where_ + ":" + std::to_string(m.line + 1) : where_;
+        throw yaml_input_error{w + (key.empty() ? "" : ": key '" + key + "'") + ": " + msg};
+    }
+
+    std::string join(const std::string &a, const std::string &b) const { return a.empty() ? b : a + "." + b; }
+
+    // The path of the node starting now (a value), or "" when it is a key.
+    bool is_key() const { return !st_.empty() && st_.back().is_map && st_.back().at_key; }
+    std::string value_path() const
+    {
+        if (st_.empty()) return prefix_;
+        const frame &f = st_.back();
+        return f.is_map ? join(f.path, f.key) : f.path + "[" + std::to_string(f.index) + "]";
+    }
+    void value_done()
+    {
+        if (st_.empty()) return;
+        frame &f = st_.back();
+        if (f.is_map) f.at_key = true;
+        else f.index++;
+    }
+
+    // A non-scalar key is reported after the parse, so that malformed input
+    // (an unterminated '[' reads as a key to yaml-cpp) gets the parser's
+    // message, and deep nesting the depth message; its node is walked on
+    // as the value of a key named "?".
+    void non_scalar_key(const YAML::Mark &m, const char *kind)
+    {
+        const frame &f = st_.back();
+        std::string w = has_lines_ ? where_ + ":" + std::to_string(m.line + 1) : where_;
+        if (bad_key_.empty())
+            bad_key_ = w + ": key '" + (f.path.empty() ? "(top level)" : f.path) + "': " + kind + " as a key: keys must be plain words";
+    }
+    void key_done(const std::string &k)
+    {
+        frame &f = st_.back();
+        f.key = k;
+        f.at_key = false;
+    }
+
+    void leaf(const YAML::Mark &m, const std::string *scalar, const char *kind)
+    {
+        if (!is_key()) { value_done(); return; }
+        if (!scalar) {
+            non_scalar_key(m, kind);
+            key_done("?");
+            return;
+        }
+        frame &f = st_.back();
+        std::string full = join(f.path, *scalar);
+        auto it = f.keys.find(*scalar);
+        if (it != f.keys.end())
+            fail(m, full, "duplicate key" + (has_lines_ ? " (first on line " + std::to_string(it->second) + ")" : std::string()));
+        f.keys[*scalar] = m.line + 1;
+        key_done(*scalar);
+    }
+
+    void open(const YAML::Mark &m, bool is_map)
+    {
+        bool as_key = is_key();
+        if (as_key) non_scalar_key(m, is_map ? "a mapping" : "a sequence");
+        std::string path = as_key ? join(st_.back().path, "?") : value_path();
+        if ((int)st_.size() >= yaml_max_depth)
+            fail(m, path, "nested more than " + std::to_string(yaml_max_depth) + " levels deep");
+        frame f;
+        f.is_map = is_map;
+        f.as_key = as_key;
+        f.path = path;
+        st_.push_back(std::move(f));
+    }
+    void close()
+    {
+        bool as_key = st_.back().as_key;
+        st_.pop_back();
+        if (as_key) key_done("?");
+        else value_done();
+    }
+
+public:
+    // The first non-scalar key, after a complete parse.
+    void finish() const
+    {
+        if (!bad_key_.empty()) throw yaml_input_error{bad_key_};
+    }
+
+private:
+    std::string where_;
+    bool has_lines_;
+    std::string prefix_;
+    int docs_ = 0;
+    std::vector<frame> st_;
+    std::string bad_key_;
+};
+
+}  // namespace
+
+YAML::Node yaml_parse_checked(const std::string &text, const std::string &where, bool has_lines,
+                              const std::string &key_prefix)
+{
+    auto at = [&](const YAML::Mark &m) { return has_lines ? where + ":" + std::to_string(m.line + 1) : where; };
+    try {
+        std::istringstream in(text);
+        YAML::Parser parser(in);
+        yaml_checker check(where, has_lines, key_prefix);
+        while (parser.HandleNextDocument(check)) {
+        }
+        check.finish();
+        return YAML::Load(text); // the checked text; parsed again into nodes
+    } catch (const YAML::ParserException &e) {
+        std::string k = key_prefix.empty() ? "" : ": key '" + key_prefix + "'";
+        throw yaml_input_error{at(e.mark) + k + ": malformed YAML: " + e.msg};
+    }
+}
+
+YAML::Node yaml_load_file_checked(const std::string &file, const char *what)
+{
+    char *text = nullptr, err[700];
+    size_t len = 0;
+    if (mx_input_read(file.c_str(), what, &text, &len, err, sizeof err) != 0) throw yaml_input_error{err};
+    std::string s(text, len);
+    free(text);
+    return yaml_parse_checked(s, file, true);
+}
+
+}  // namespace mxsim
 
 namespace {
 
@@ -112,7 +358,14 @@ std::map<std::string, setter> key_table(const std::string &file, mx_arch_config 
 {
     std::map<std::string, setter> t;
     const std::string f = file;
-    t["name"] = [=](const YAML::Node &n, const std::string &k) { get_str(f, n, k, c->name, sizeof c->name); };
+    t["name"] = [=](const YAML::Node &n, const std::string &k) {
+        get_str(f, n, k, c->name, sizeof c->name);
+        // reports go to OUTDIR/NAME/: one safe file name, never a path ('/', '..')
+        const char *v = c->name;
+        if (!isalnum((unsigned char)v[0]) && v[0] != '_') bad(f, n, k, "must start with a letter, digit or '_', got '%s'", v);
+        if (v[strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.+-")])
+            bad(f, n, k, "must be a file name of letters, digits, '_', '-', '.' and '+' (reports go to OUTDIR/NAME/), got '%s'", v);
+    };
     t["arch.rows"] = [=](const YAML::Node &n, const std::string &k) { c->rows = (int)get_int(f, n, k, 1, 1024); };
     t["arch.cols"] = [=](const YAML::Node &n, const std::string &k) { c->cols = (int)get_int(f, n, k, 1, 1024); };
     t["arch.lanes"] = [=](const YAML::Node &n, const std::string &k) { c->lanes = (int)get_int(f, n, k, 1, 64); };
@@ -222,21 +475,21 @@ std::string dirname_of(const std::string &p)
     return s == std::string::npos ? std::string(".") : p.substr(0, s);
 }
 
+// Every message leaves with its control characters escaped: it echoes file
+// names, keys and values.
 void copy_err(char *err, size_t errlen, const std::string &m)
 {
-    if (err && errlen) snprintf(err, errlen, "%s", m.c_str());
+    if (err && errlen) mx_escape_controls(err, errlen, m.c_str());
 }
 
-// Parses a YAML file; unreadable or malformed files become load_errors
-// naming the file (and the line of a syntax error).
+// Reads and parses a YAML file through the checked reader; its errors
+// become load_errors.
 YAML::Node load_file(const std::string &file, const char *what)
 {
     try {
-        return YAML::LoadFile(file);
-    } catch (const YAML::BadFile &) {
-        throw load_error{file + ": cannot open " + what};
-    } catch (const YAML::ParserException &e) {
-        throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
+        return mxsim::yaml_load_file_checked(file, what);
+    } catch (const mxsim::yaml_input_error &e) {
+        throw load_error{e.msg};
     }
 }
 
@@ -248,7 +501,7 @@ extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_
     mx_arch_config_default(c);
     std::string file(path);
     try {
-        YAML::Node root = load_file(file, "the file");
+        YAML::Node root = load_file(file, "configuration");
         if (!root.IsDefined() || root.IsNull()) throw load_error{file + ":1: empty configuration"};
         auto table = key_table(file, c);
         std::map<std::string, YAML::Node> seen;
@@ -265,19 +518,31 @@ extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_
             }
             throw load_error{file + ":" + std::to_string(line) + ": " + cerr};
         }
-        if (energy_path) {
-            std::string e = c->energy_table;
-            if (!e.empty() && e[0] != '/') e = dirname_of(file) + "/" + e;
-            if (e.size() >= MX_ARCH_PATH_MAX) throw load_error{file + ": energy table path too long"};
-            snprintf(energy_path, MX_ARCH_PATH_MAX, "%s", e.c_str());
-        }
+        char eerr[700];
+        if (energy_path && mx_config_energy_path(path, c, energy_path, eerr, sizeof eerr) != 0) throw load_error{eerr};
     } catch (const load_error &e) {
         copy_err(err, errlen, e.msg);
         return -1;
     } catch (const YAML::Exception &e) {
         copy_err(err, errlen, file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
         return -1;
+    } catch (const std::exception &e) { // e.g. bad_alloc: still one line, never an abort
+        copy_err(err, errlen, file + ": " + e.what());
+        return -1;
     }
+    return 0;
+}
+
+extern "C" int mx_config_energy_path(const char *config_path, const mx_arch_config *c, char *out, char *err,
+                                     size_t errlen)
+{
+    std::string e = c->energy_table, file(config_path);
+    if (!e.empty() && e[0] != '/') e = dirname_of(file) + "/" + e;
+    if (e.size() >= MX_ARCH_PATH_MAX) {
+        copy_err(err, errlen, file + ": key 'energy.table': path too long");
+        return -1;
+    }
+    snprintf(out, MX_ARCH_PATH_MAX, "%s", e.c_str());
     return 0;
 }
 
@@ -288,18 +553,25 @@ extern "C" int mx_config_override(mx_arch_config *c, const char *assignment, cha
     std::string key = eq ? std::string(assignment, eq - assignment) : std::string(assignment);
     try {
         if (!eq) throw load_error{std::string("--set '") + assignment + "': expected KEY=VALUE"};
+        if (key.size() > 100) throw load_error{"--set: key '" + key.substr(0, 100) + "...': unknown key"};
         auto table = key_table("--set", c);
         auto it = table.find(key);
         if (it == table.end()) throw load_error{"--set: key '" + key + "': unknown key"};
-        YAML::Node v = YAML::Load(eq + 1);
+        YAML::Node v = mxsim::yaml_parse_checked(eq + 1, "--set", false, key);
         it->second(v, key);
         char cerr[400];
         if (mx_arch_config_check(c, cerr, sizeof cerr) != 0) throw load_error{std::string("--set: ") + cerr};
     } catch (const load_error &e) {
         copy_err(err, errlen, e.msg);
         return -1;
+    } catch (const mxsim::yaml_input_error &e) {
+        copy_err(err, errlen, e.msg);
+        return -1;
     } catch (const YAML::Exception &e) {
         copy_err(err, errlen, "--set: key '" + key + "': " + e.msg);
+        return -1;
+    } catch (const std::exception &e) {
+        copy_err(err, errlen, "--set: key '" + key + "': " + e.what());
         return -1;
     }
     return 0;
@@ -311,7 +583,7 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
     std::string file(path);
     snprintf(t->path, sizeof t->path, "%s", path);
     try {
-        YAML::Node root = load_file(file, "the energy table");
+        YAML::Node root = load_file(file, "energy table");
         if (!root.IsMap()) throw load_error{file + ":1: expected a mapping with 'entries'"};
         for (auto it = root.begin(); it != root.end(); ++it) {
             std::string k = it->first.as<std::string>();
@@ -359,6 +631,9 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
         return -1;
     } catch (const YAML::Exception &e) {
         copy_err(err, errlen, file + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg);
+        return -1;
+    } catch (const std::exception &e) { // e.g. bad_alloc: still one line, never an abort
+        copy_err(err, errlen, file + ": " + e.what());
         return -1;
     }
     return 0;

@@ -5,6 +5,7 @@
 // The key mapping is documented in docs/DRAM.md ("Configuration files") and
 // docs/DECISIONS.md ("DRAM configuration").
 #include "dram_config.h"
+#include "config_yaml.h"
 
 #include "yaml_cpp.h"
 
@@ -240,13 +241,11 @@ bool nonempty_source(const YAML::Node &n)
 
 void load_yaml(const std::string &file, mx_dram_config *c)
 {
-    auto parse = [&]() {
+    auto parse = [&]() { // the shared checked reader (sim/yaml_cpp.h): bounded, duplicate keys, depth
         try {
-            return YAML::LoadFile(file);
-        } catch (const YAML::BadFile &) {
-            throw load_error{file + ": cannot open the file"};
-        } catch (const YAML::ParserException &e) {
-            throw load_error{file + ":" + std::to_string(e.mark.line + 1) + ": malformed YAML: " + e.msg};
+            return mxsim::yaml_load_file_checked(file, "DRAM configuration");
+        } catch (const mxsim::yaml_input_error &e) {
+            throw load_error{e.msg};
         }
     };
     const YAML::Node root = parse();
@@ -480,10 +479,17 @@ void load_ini(const std::string &file, mx_dram_config *c)
 {
     ini_state st;
     st.file = file;
-    st.f = fopen(file.c_str(), "r");
-    if (!st.f) throw load_error{file + ": cannot open the file: " + strerror(errno)};
+    char *text = nullptr, rerr[700];
+    size_t len = 0;
+    if (mx_input_read(file.c_str(), "DRAM configuration", &text, &len, rerr, sizeof rerr) != 0) throw load_error{rerr};
+    st.f = len ? fmemopen(text, len, "r") : fopen("/dev/null", "r"); // the bounded copy, not the file again
+    if (!st.f) {
+        free(text);
+        throw load_error{file + ": cannot read the file: " + strerror(errno)};
+    }
     int rc = ini_parse_stream(ini_read_line, &st, ini_handler_fn, &st);
     fclose(st.f);
+    free(text);
     if (!st.error.empty()) throw load_error{st.error};
     if (rc > 0) throw load_error{file + ":" + std::to_string(rc) + ": malformed INI line (expected [section] or key = value)"};
     if (rc < 0) throw load_error{file + ": cannot read the file"};
@@ -655,6 +661,7 @@ extern "C" int mx_dram_config_load(const char *path, mx_dram_config *c, char *er
         struct stat sb;
         if (stat(file.c_str(), &sb) != 0) throw load_error{file + ": cannot open the file: " + strerror(errno)};
         if (!S_ISREG(sb.st_mode)) throw load_error{file + ": not a regular file"};
+        // both loaders read through mx_input_read (regular file, bounded size) again
         if (ends_with(file, ".yaml") || ends_with(file, ".yml")) load_yaml(file, c);
         else if (ends_with(file, ".ini")) load_ini(file, c);
         else throw load_error{file + ": unknown DRAM config type (expected .yaml, .yml or a DRAMsim3 .ini)"};
