@@ -6,6 +6,7 @@
  * the whole-GEMM array co-simulation instead (build/mxsim-cosim-array, built
  * by `make cosim-array` from mk/cosim_array.mk); `--level unit` is the default.
  */
+#include "config_yaml.h"
 #include "mxsim_cmd.h"
 
 #include <errno.h>
@@ -35,6 +36,40 @@ static const char *take_level(int *argc, char **argv)
     return level;
 }
 
+/* Checks what needs no Verilated model, with the helpers the siblings use
+ * themselves: the config (array level: -c, as mxsim-cosim-array loads it),
+ * --fst's directory and --seed.  So bad input is refused the same way
+ * whether or not the sibling is built, and before it starts.  0 or 2. */
+static int precheck(int argc, char **argv, int array)
+{
+    char err[700];
+    for (int i = 1; i + 1 < argc; i++) {
+        const char *a = argv[i], *v = argv[i + 1];
+        if (!strcmp(a, "--fst")) {
+            if (mx_check_output_file("--fst", v, err, sizeof err) != 0) {
+                mx_print_error("mxsim cosim", "%s", err);
+                return 2;
+            }
+        } else if (!strcmp(a, "--seed")) {
+            uint64_t seed;
+            if (mx_parse_seed(v, &seed) != 0) {
+                mx_print_error("mxsim cosim", "option '--seed': must be an integer 0..18446744073709551615, got '%s'", v);
+                return 2;
+            }
+        } else if (array && !strcmp(a, "-c")) {
+            mx_arch_config cfg;
+            if (mx_config_load(v, &cfg, NULL, err, sizeof err) != 0 || mx_config_dram(v, &cfg, err, sizeof err) != 0) {
+                mx_print_error("mxsim cosim", "%s", err);
+                return 2;
+            }
+        } else {
+            continue;
+        }
+        i++;
+    }
+    return 0;
+}
+
 int mxsim_cmd_cosim(int argc, char **argv)
 {
     char self[PATH_MAX], path[PATH_MAX + 32];
@@ -50,9 +85,10 @@ int mxsim_cmd_cosim(int argc, char **argv)
         tool = "mxsim-cosim-array";
         target = "make cosim-array";
     } else {
-        fprintf(stderr, "mxsim cosim: --level '%s': expected unit or array\n", level);
+        mx_print_error("mxsim cosim", "--level '%s': expected unit or array", level);
         return 2;
     }
+    if (precheck(argc, argv, strcmp(level, "array") == 0)) return 2;
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "mxsim cosim: cannot locate the mxsim binary (/proc/self/exe): %s\n", strerror(errno));

@@ -93,7 +93,7 @@ int mxsim_cmd_validate(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        if (!v) { fprintf(stderr, "mxsim validate: unknown option or missing value '%s'\n", a); return 2; }
+        if (!v) { mx_print_error("mxsim validate", "unknown option or missing value '%s'", a); return 2; }
         char *end;
         errno = 0;
         if (!strcmp(a, "-c")) base = v;
@@ -101,13 +101,13 @@ int mxsim_cmd_validate(int argc, char **argv)
         else if (!strcmp(a, "--gemms") || !strcmp(a, "--seed") || !strcmp(a, "--max-dim")) {
             long long x = strtoll(v, &end, 10);
             if (!*v || *end || errno || x < 1 || x > 1000000) {
-                fprintf(stderr, "mxsim validate: option '%s': must be 1..1000000, got '%s'\n", a, v);
+                mx_print_error("mxsim validate", "option '%s': must be 1..1000000, got '%s'", a, v);
                 return 2;
             }
             if (!strcmp(a, "--gemms")) n = x;
             else if (!strcmp(a, "--seed")) seed = (uint64_t)x;
             else max_dim = x;
-        } else { fprintf(stderr, "mxsim validate: unknown option '%s'\n", a); return 2; }
+        } else { mx_print_error("mxsim validate", "unknown option '%s'", a); return 2; }
         i++;
     }
     static const char *drams[4] = {"ddr4_3200", "lpddr4_2400", "hbm2", ""};
@@ -253,7 +253,7 @@ int mxsim_cmd_validate(int argc, char **argv)
     free(smp);
     return 0;
 bad:
-    fprintf(stderr, "mxsim validate: %s\n", err);
+    mx_print_error("mxsim validate", "%s", err);
     free(cfgs);
     free(smp);
     return 2;

@@ -108,11 +108,11 @@ static inline int mx_check_output_file(const char *option, const char *path, cha
         strcpy(dir, ".");
     }
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, errlen, "option '%s': '%s': directory '%s' does not exist", option, path, dir);
+        snprintf(err, errlen, "option '%s': cannot write '%s': its directory does not exist", option, path);
         return -1;
     }
     if (access(dir, W_OK) != 0) {
-        snprintf(err, errlen, "option '%s': '%s': directory '%s' is not writable", option, path, dir);
+        snprintf(err, errlen, "option '%s': cannot write '%s': its directory is not writable", option, path);
         return -1;
     }
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {

@@ -2,6 +2,7 @@
 // the Verilated RTL against the C models.  Exit 0 equivalent, 1 mismatch,
 // 2 bad usage.
 #include "cosim.h"
+#include "config_yaml.h"
 
 #include <cerrno>
 #include <chrono>
@@ -27,7 +28,9 @@ static void usage(FILE *f)
 
 static int bad_option(const char *msg, const char *arg)
 {
-    fprintf(stderr, "mxsim cosim: %s '%s'\n", msg, arg ? arg : "");
+    char safe[1024];
+    mx_escape_controls(safe, sizeof safe, arg ? arg : ""); // arguments are echoed: no raw control characters
+    fprintf(stderr, "mxsim cosim: %s '%s' (mxsim cosim --help)\n", msg, safe);
     return 2;
 }
 
@@ -68,10 +71,13 @@ int main(int argc, char **argv)
                  !strcmp(a, "--window") || !strcmp(a, "--fp5-bias")) {
             const char *s = need(a);
             if (!s) return bad_option("missing value for", a);
+            if (!strcmp(a, "--seed")) { // decimal digits only: strtol would take -1 or 0x10 (config_yaml.h)
+                if (mx_parse_seed(s, &o.seed) != 0) return bad_option("bad value for --seed (an integer 0..18446744073709551615):", s);
+                continue;
+            }
             if (!parse_long(s, &v) || v < 0) return bad_option((std::string("bad value for ") + a + ":").c_str(), s);
             if (!strcmp(a, "--lanes")) o.lanes = (int)v;
             else if (!strcmp(a, "--vectors")) o.vectors = v;
-            else if (!strcmp(a, "--seed")) o.seed = (uint64_t)v;
             else if (!strcmp(a, "--window")) o.window = (int)v;
             else o.fp5_bias = (int)v;
         } else if (!strcmp(a, "--stall")) {
@@ -81,11 +87,19 @@ int main(int argc, char **argv)
             o.stall = strtod(s, &end);
             if (*end || end == s || !(o.stall >= 0 && o.stall < 1)) return bad_option("--stall must be in [0, 1):", s);
         } else {
-            usage(stderr);
             return bad_option("unknown option", a);
         }
     }
-    if (o.unit.empty()) { usage(stderr); return bad_option("missing --unit", ""); }
+    if (o.unit.empty()) return bad_option("missing --unit", "");
+    if (!o.fst.empty()) { // before the run: a mismatch report must never name a waveform that was not written
+        char err[700];
+        if (mx_check_output_file("--fst", o.fst.c_str(), err, sizeof err) != 0) {
+            char safe[4 * sizeof err];
+            mx_escape_controls(safe, sizeof safe, err);
+            fprintf(stderr, "mxsim cosim: %s\n", safe);
+            return 2;
+        }
+    }
     if (!have_format) return bad_option("missing --format for unit", o.unit.c_str());
     if (!have_format_b) o.fmt_b = o.fmt;
     if (o.fmt_b != o.fmt) {

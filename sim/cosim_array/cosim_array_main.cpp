@@ -69,6 +69,8 @@ extern "C" {
 
 struct fold { long long r0, c0; int rl, cl; };
 
+static const char PROG[] = "mxsim-cosim-array";
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]\n"
@@ -153,35 +155,38 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--quiet")) quiet = 1;
         else if (!strcmp(a, "--engine")) engine = 1;
         else if (!strcmp(a, "--repeat") && has) {
-            repeat = atoi(argv[++i]);
-            if (repeat < 1) { fprintf(stderr, "mxsim-cosim-array: option '--repeat': must be a positive integer: '%s'\n", argv[i]); return 2; }
-        }
-        else if (!strcmp(a, "--seed") && has) {
             char *e;
             errno = 0;
-            seed = strtoull(argv[++i], &e, 0);
-            if (errno || *e || !*argv[i]) { fprintf(stderr, "mxsim-cosim-array: option '--seed': not an unsigned integer: '%s'\n", argv[i]); return 2; }
+            long r = strtol(argv[++i], &e, 10);
+            if (errno || *e || !*argv[i] || r < 1 || r > 1000000) { mx_print_error(PROG, "option '--repeat': must be 1..1000000: '%s'", argv[i]); return 2; }
+            repeat = (int)r;
+        }
+        else if (!strcmp(a, "--seed") && has) {
+            uint64_t s;
+            if (mx_parse_seed(argv[++i], &s) != 0) { mx_print_error(PROG, "option '--seed': must be an integer 0..18446744073709551615, got '%s'", argv[i]); return 2; }
+            seed = s;
         } else if (!strcmp(a, "--backpressure") && has) {
             char *e;
             bp = strtod(argv[++i], &e);
-            if (*e || !(bp >= 0 && bp < 1)) { fprintf(stderr, "mxsim-cosim-array: option '--backpressure': must be in [0, 1): '%s'\n", argv[i]); return 2; }
+            if (*e || e == argv[i] || !(bp >= 0 && bp < 1)) { mx_print_error(PROG, "option '--backpressure': must be in [0, 1): '%s'", argv[i]); return 2; }
         } else if (!strcmp(a, "--fault") && has) {
             if (sscanf(argv[++i], "%d,%d", &fault_r, &fault_c) != 2 || fault_r < 0 || fault_r >= ARR_R ||
                 fault_c < 0 || fault_c >= ARR_C) {
-                fprintf(stderr, "mxsim-cosim-array: option '--fault': expected R,C inside the %dx%d array: '%s'\n", ARR_R, ARR_C, argv[i]);
+                mx_print_error(PROG, "option '--fault': expected R,C inside the %dx%d array: '%s'", ARR_R, ARR_C, argv[i]);
                 return 2;
             }
         } else {
-            fprintf(stderr, "mxsim-cosim-array: unknown option or missing value: '%s'\n", a);
-            usage(stderr);
+            mx_print_error(PROG, "unknown option or missing value: '%s' (--help)", a);
             return 2;
         }
     }
-    if (!cpath || !tpath) { usage(stderr); return 2; }
+    if (!cpath || !tpath) { mx_print_error(PROG, "-c CONFIG and -t TRACE are required (--help)"); return 2; }
     char err[700], epath[MX_ARCH_PATH_MAX];
+    /* before any work: a report must never name a waveform that was not written */
+    if (fst_path && mx_check_output_file("--fst", fst_path, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
     mx_arch_config cfg;
     if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 || mx_config_dram(cpath, &cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim-cosim-array: %s\n", err);
+        mx_print_error(PROG, "%s", err);
         return 2;
     }
     if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
@@ -193,7 +198,7 @@ int main(int argc, char **argv)
     }
     if (cfg.align_width != 32) { fprintf(stderr, "mxsim-cosim-array: %s: key 'format.align_width': the RTL is built with 32\n", cpath); return 2; }
     mx_trace tr = {nullptr, 0};
-    if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) { fprintf(stderr, "mxsim-cosim-array: %s\n", err); return 2; }
+    if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
 
     std::unique_ptr<VerilatedContext> ctx(new VerilatedContext);
     ctx->traceEverOn(fst_path != nullptr);

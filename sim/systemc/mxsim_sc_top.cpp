@@ -16,6 +16,8 @@
 
 #include "config_yaml.h"
 
+static const char PROG[] = "mxsim_sc_top";
+
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim_sc_top -c CONFIG.yaml -t TRACE [--seed S] [--data DIR] [--backend c|rtl] [--rq FMT|off]\n"
@@ -43,31 +45,31 @@ int sc_main(int argc, char **argv)
         else if (!strcmp(a, "--rq") && has) rq = argv[++i];
         else if (!strcmp(a, "--data") && has) data_dir = argv[++i];
         else if (!strcmp(a, "--seed") && has) {
-            char *end;
-            errno = 0;
-            seed = strtoull(argv[++i], &end, 0);
-            if (errno || *end || !*argv[i]) {
-                fprintf(stderr, "mxsim_sc_top: option '--seed': not an unsigned integer: '%s'\n", argv[i]);
+            uint64_t s;
+            if (mx_parse_seed(argv[++i], &s) != 0) {
+                mx_print_error(PROG, "option '--seed': must be an integer 0..18446744073709551615, got '%s'", argv[i]);
                 return 2;
             }
+            seed = s;
         } else {
-            fprintf(stderr, "mxsim_sc_top: unknown option or missing value: '%s'\n", a);
-            usage(stderr);
+            mx_print_error(PROG, "unknown option or missing value: '%s' (--help)", a);
             return 2;
         }
     }
-    if (!cpath || !tpath) { usage(stderr); return 2; }
+    if (!cpath || !tpath) { mx_print_error(PROG, "-c CONFIG and -t TRACE are required (--help)"); return 2; }
     if (strcmp(backend, "c") && strcmp(backend, "rtl")) {
-        fprintf(stderr, "mxsim_sc_top: option '--backend': must be c or rtl, not '%s'\n", backend);
+        mx_print_error(PROG, "option '--backend': must be c or rtl, not '%s'", backend);
         return 2;
     }
     char err[700], epath[MX_ARCH_PATH_MAX];
+    /* before the run: a dump that cannot be written is bad input, not a late failure */
+    if (dump && mx_check_output_file("--dump", dump, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
     mx_arch_config cfg;
     mx_energy_table et;
     if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 ||
         mx_config_dram(cpath, &cfg, err, sizeof err) != 0 || /* memory.dram, after every override */
         mx_energy_load(epath, &et, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim_sc_top: %s\n", err);
+        mx_print_error(PROG, "%s", err);
         return 2;
     }
     if (cfg.dataflow != MX_DATAFLOW_OS) {
@@ -76,7 +78,7 @@ int sc_main(int argc, char **argv)
     }
     mx_trace tr = {nullptr, 0};
     if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim_sc_top: %s\n", err);
+        mx_print_error(PROG, "%s", err);
         return 2;
     }
     std::vector<mx_sc_job> jobs;
