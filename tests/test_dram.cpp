@@ -475,6 +475,25 @@ TEST(DramScheduler, QueueFullRefusesAndWritesDrainAtHighWatermark)
     EXPECT_EQ(d[12], 198u);
 }
 
+// The store DMA's throttle (mx_cycle.c): a write is offered only while one
+// more leaves the channel's write queue below write_high, so a writer that
+// waits for it never forces a drain.  write_high = 3: room for the 1st and
+// 2nd write (0 + 1 < 3, 1 + 1 < 3), none for a 3rd (2 + 1 = 3), though the
+// queue (size 4) could take it.
+TEST(DramScheduler, WriteBelowDrainWatermark)
+{
+    mx_dram_config c = ddr4_3200();
+    c.queue_size = 4; c.write_high = 3; c.write_low = 1;
+    Dram m(c);
+    m.until(100);
+    EXPECT_TRUE(mx_dram_write_below_drain(m.d, A(0, 1, 5)));
+    m.add(A(0, 1, 5), 1, 1);
+    EXPECT_TRUE(mx_dram_write_below_drain(m.d, A(1, 1, 5)));
+    m.add(A(1, 1, 5), 1, 2);
+    EXPECT_FALSE(mx_dram_write_below_drain(m.d, A(2, 1, 5)));
+    EXPECT_TRUE(mx_dram_can_accept(m.d, A(2, 1, 5), 1));
+}
+
 // ---- refresh -----------------------------------------------------------------------
 
 TEST(DramRefresh, OneRefPerRankPerTrefi)

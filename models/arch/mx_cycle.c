@@ -48,7 +48,7 @@ static long long acc_to_mem(const mem_port *p, long long a) { return (long long)
 
 static int mem_can_accept(const mem_port *p, uint64_t addr, int w)
 {
-    if (p->d) return mx_dram_can_accept(p->d, addr, w);
+    if (p->d) return w ? mx_dram_write_below_drain(p->d, addr) : mx_dram_can_accept(p->d, addr, 0);
     return p->n[w] < CHAN_RING && p->free_at < (double)p->now + 64 * p->per_burst;
 }
 

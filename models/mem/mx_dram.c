@@ -723,6 +723,14 @@ int mx_dram_can_accept(const mx_dram *d, uint64_t addr, int is_write)
     return (is_write ? ch->wq.n : ch->rq.n) < d->c.queue_size;
 }
 
+int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr)
+{
+    int f[F_N];
+    map_addr(&d->m, addr, f);
+    const chan_t *ch = &d->ch[f[F_CH]];
+    return ch->wq.n + 1 < d->c.write_high && ch->wq.n < d->c.queue_size;
+}
+
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
     int f[F_N];
