@@ -25,6 +25,8 @@
 #ifndef MX_DMA_H
 #define MX_DMA_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stdint.h>
 
 #ifdef __cplusplus

@@ -163,6 +163,10 @@ static uint32_t block_amax_bits(const block_view *v, const float *x)
  * (RNE went down: go up), and floor steps back one quantum when r > y.  Then r
  * is clamped to max_normal.  Every step but the one RNE addition is exact, so
  * the result equals the generic path (Block.FastPathEqualsGenericPath).
+ * This needs strict IEEE evaluation: -ffast-math would fold (y + m) - m to y
+ * and x87 excess precision would round twice, so util/mx_fp_env.h refuses
+ * both at compile time (make test-fp-env; make test-o3 runs this file's tests
+ * at -O3 -march=native).
  *
  * Codes from r: r is a representable magnitude, and within one binade the
  * representable values are consecutive codes one quantum apart (IEEE-style

@@ -20,6 +20,8 @@
 #ifndef MX_FORMAT_H
 #define MX_FORMAT_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stdint.h>
 #include <stddef.h>
 

@@ -48,6 +48,8 @@
 #ifndef MX_PACK_H
 #define MX_PACK_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stddef.h>
 #include <stdint.h>
 

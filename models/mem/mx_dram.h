@@ -27,6 +27,8 @@
 #ifndef MX_DRAM_H
 #define MX_DRAM_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stddef.h>
 #include <stdint.h>
 

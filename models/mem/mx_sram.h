@@ -23,6 +23,8 @@
 #ifndef MX_SRAM_H
 #define MX_SRAM_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -6,6 +6,8 @@
 #ifndef MX_DIST_H
 #define MX_DIST_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stddef.h>
 #include <stdint.h>
 

@@ -5,6 +5,8 @@
  */
 #ifndef MX_UNITS_ADDTREE_H
 #define MX_UNITS_ADDTREE_H
+
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {

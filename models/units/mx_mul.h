@@ -5,6 +5,8 @@
  */
 #ifndef MX_UNITS_MUL_H
 #define MX_UNITS_MUL_H
+
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
 #include <stdint.h>
 #ifdef __cplusplus
 extern "C" {

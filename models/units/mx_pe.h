@@ -19,6 +19,8 @@
 #ifndef MX_UNITS_PE_H
 #define MX_UNITS_PE_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stdint.h>
 
 #ifdef __cplusplus

@@ -5,6 +5,8 @@
 #ifndef MX_UTIL_H
 #define MX_UTIL_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
+
 #include <stddef.h>
 
 #ifdef __cplusplus
