@@ -14,6 +14,10 @@ need libinih-dev       /usr/include/ini.h
 need libgtest-dev      /usr/include/gtest/gtest.h
 need yosys             /usr/bin/yosys
 need gnuplot-nox       /usr/bin/gnuplot
+# the fuzz harnesses (mk/fuzz.mk): clang 14 and its libFuzzer/sanitizer
+# runtimes, which the clang package only recommends (not installed here)
+need clang             /usr/bin/clang
+need libclang-rt-14-dev /usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.fuzzer-x86_64.a
 [ -z "$missing" ] && exit 0
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends$missing"
 if [ "$(id -u)" = 0 ]; then
