@@ -46,7 +46,7 @@ extern "C" int mx_input_read(const char *path, const char *what, char **text, si
     }
     const size_t cap = MX_INPUT_MAX_BYTES;
     if ((unsigned long long)st.st_size > cap) {
-        snprintf(err, errlen, "%s: larger than 1 MiB (%lld bytes): not a %s", path, (long long)st.st_size, what);
+        snprintf(err, errlen, "%s: %lld bytes: over the 1 MiB limit of %s files", path, (long long)st.st_size, what);
         close(fd);
         return -1;
     }
@@ -71,7 +71,7 @@ extern "C" int mx_input_read(const char *path, const char *what, char **text, si
     }
     close(fd);
     if (n > cap) {
-        snprintf(err, errlen, "%s: larger than 1 MiB: not a %s", path, what);
+        snprintf(err, errlen, "%s: over the 1 MiB limit of %s files", path, what);
         free(buf);
         return -1;
     }
