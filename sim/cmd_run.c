@@ -118,8 +118,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         }
     }
     if (!o->config_path || !o->trace_path) {
-        fprintf(stderr, "mxsim run: -c CONFIG and -t TRACE are required\n");
-        usage(stderr);
+        fprintf(stderr, "mxsim run: -c CONFIG and -t TRACE are required (mxsim run --help)\n");
         return 2;
     }
     return 0;

@@ -1,6 +1,7 @@
 /*
  * mxsim_main.c — the mxsim command-line tool: dispatches to a subcommand.
  */
+#include "config_yaml.h"
 #include "mxsim_cmd.h"
 
 #include <stdio.h>
@@ -31,14 +32,17 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-    if (argc < 2) { usage(stderr); return 2; }
+    if (argc < 2) {
+        fprintf(stderr, "mxsim: no command given (mxsim --help lists them)\n");
+        return 2;
+    }
     if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
         usage(stdout);
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
-    fprintf(stderr, "mxsim: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    /* bad input is one line (control characters escaped), the list is in --help */
+    mx_print_error("mxsim", "unknown command '%s' (mxsim --help lists them)", argv[1]);
     return 2;
 }
