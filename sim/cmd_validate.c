@@ -235,9 +235,11 @@ int mxsim_cmd_validate(int argc, char **argv)
            "open rows, refresh and bank-group state left by the previous transfer are not seen.\n"
            "- **Small GEMMs** (a few hundred cycles): fixed latencies (DRAM read latency, write latency, RQU and "
            "drain path) are most of the time, so one latency counted differently is tens of percent.\n"
-           "- **The bandwidth channel's DRAM column compares bytes**: the analytic engine counts operand bytes, "
-           "the cycle engine whole 64-byte bursts (rows narrower than a burst, scale rows of a few bytes).\n"
-           "- DRAM energy follows cycles through background and refresh power, which is charged per cycle.\n");
+           "- **Refresh**: the analytic engine counts the REF commands of the cycle engine's schedule (rank r "
+           "first due at (r + 1) tREFI / ranks, then every tREFI) for their energy, but no transfer waits for "
+           "one; the cycle engine's loads and stores do when a REF falls inside them.\n"
+           "- Both engines count DRAM traffic in the DMA's whole bursts (the bandwidth channel's column compares "
+           "those bytes); background energy follows cycles.\n");
     qsort(smp, (size_t)n, sizeof *smp, cmp_abs_cyc);
     printf("\n## Worst cases (cycles)\n\n| DRAM | array | df | fmt | M | N | K | analytic | cycle | error | "
            "stalls analytic (dram/sram/drain/rqu) | stalls cycle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");

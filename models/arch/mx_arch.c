@@ -1025,6 +1025,44 @@ static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long 
 /* Iterations of a level worth watching for periods. */
 #define WALK_FF_MIN 8
 
+/* REF commands of a GEMM lasting `cycles` from an idle DRAM: every rank of
+ * every channel, rank r first due at (r + 1) * tREFI / ranks and then every
+ * tREFI (mx_dram.c's staggered schedule), those due before the end. */
+static long long dram_refs(const mx_arch_config *c, long long cycles)
+{
+    const mx_dram_config *d = &c->dram;
+    if (!d->refresh) return 0;
+    const long long end = (long long)floor((double)cycles / (d->tCK_ns * c->clock_ghz));
+    const long long step = d->t.tREFI / d->ranks, period = step * d->ranks;
+    long long n = 0;
+    for (int r = 0; r < d->ranks; r++) {
+        long long first = step * (r + 1);
+        if (first < end) n += (end - 1 - first) / period + 1;
+    }
+    return n * d->channels;
+}
+
+/* Bytes the DMA moves for a transfer, in whole bursts (the cycle engine's
+ * count), by shape class and kind like the probes; -1 in a slot: not yet. */
+typedef struct {
+    long long bursts[2][2][2][8];
+    uint64_t burst;
+} burst_memo;
+
+static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_operand_fmt *fa,
+                             const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
+                             const mx_tiling *tl, long long mi, long long ni, long long ki, long long m, long long n,
+                             long long k, int what)
+{
+    int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    if (what == MX_PROBE_STORE) ek = 0;
+    long long *b = &bm->bursts[em][en][ek][what];
+    if (*b < 0)
+        *b = mx_cycle_tile_bursts(c, fa, fb, fo, g->M, g->N, g->K, mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k,
+                                  what);
+    return *b * (long long)bm->burst;
+}
+
 /* The analytic engine for a given mapping (the mapper calls it for its
  * candidates); -1 when its counters overflow 64 bits. */
 static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
@@ -1061,6 +1099,12 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     int sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     probe_memo pm;
     memset(&pm, 0, sizeof pm);
+    /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it
+     * (the mapper's fast cost keeps operand bytes) */
+    int burst_exact = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
+    burst_memo bm;
+    memset(bm.bursts, 0xff, sizeof bm.bursts);
+    bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64;
     long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
     long long rqu_extra_elems = s->requant_elements;
     long long last_a = -1, last_b = -1;
@@ -1113,10 +1157,14 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb->bits_per_elem) : 0;
                 last_a = aid;
                 last_b = bid;
-                w->ctr.dram_read[MX_OP_A] += la;
-                w->ctr.dram_read[MX_OP_B] += lb;
                 w->ctr.sram_write[MX_OP_A] += la;
                 w->ctr.sram_write[MX_OP_B] += lb;
+                if (burst_exact) {
+                    if (la) la = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k, MX_PROBE_A);
+                    if (lb) lb = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k, MX_PROBE_B);
+                }
+                w->ctr.dram_read[MX_OP_A] += la;
+                w->ctr.dram_read[MX_OP_B] += lb;
                 long long ready = 0;
                 if (!c->ideal_memory && la + lb > 0) {
                     long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
@@ -1156,6 +1204,11 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 w->end1 = w->compute_end;
 
                 long long store = tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, &w->ctr);
+                if (store && burst_exact) {
+                    long long sb = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE);
+                    w->ctr.dram_write[MX_OP_OUT] += sb - store;
+                    store = sb;
+                }
                 long long extra = extra_per_tile + (w->t == ntiles - 1 ? extra_rem : 0);
                 if (!c->ideal_memory && store + extra > 0) {
                     long long wcyc = dram_cycles(c, store + extra, 1);
@@ -1215,7 +1268,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         s->dram_model = 1;
         if (use_probes) {
             s->dram_act = w->probe_act;
-            s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
+            s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_noref_pj_per_cycle +
+                                (double)dram_refs(c, s->cycles) * c->dram_cal.ref_pj;
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
             s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +

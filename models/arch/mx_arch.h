@@ -90,6 +90,8 @@ typedef struct {
         int write_latency;              /* accelerator cycles, idle write (data sent) */
         double rd_pj_per_byte, wr_pj_per_byte; /* commands (ACT/PRE/RD/WR)     */
         double bg_pj_per_cycle;         /* background + refresh per accelerator cycle */
+        double bg_noref_pj_per_cycle;   /* background alone (refresh counted by schedule) */
+        double ref_pj;                  /* one REF of one rank                   */
         double act_per_byte;            /* activates per byte read (row locality)   */
     } dram_cal;
     mx_tiling_objective tiling_objective; /* memory.tiling: the mapper's objective        */

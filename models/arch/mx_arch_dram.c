@@ -52,6 +52,11 @@ int mx_arch_dram_calibrate(mx_arch_config *c, char *err, size_t errlen)
      * taken as typical */
     double bg = r->energy_pj[MX_DRAM_E_BG_ACT] + r->energy_pj[MX_DRAM_E_BG_PRE] + r->energy_pj[MX_DRAM_E_REF];
     c->dram_cal.bg_pj_per_cycle = bg / ((double)r->cycles * ratio);
+    c->dram_cal.bg_noref_pj_per_cycle =
+        (r->energy_pj[MX_DRAM_E_BG_ACT] + r->energy_pj[MX_DRAM_E_BG_PRE]) / ((double)r->cycles * ratio);
+    double pj[MX_DRAM_E_N];
+    mx_dram_energy_per_command(&c->dram, pj);
+    c->dram_cal.ref_pj = pj[MX_DRAM_E_REF];
     c->dram_cal.act_per_byte = (double)r->act / rd_bytes;
     c->dram_cal.valid = 1;
     if (!(c->dram_cal.read_bytes_per_cycle > 0) || !(c->dram_cal.write_bytes_per_cycle > 0)) {

@@ -674,6 +674,26 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     return 0;
 }
 
+long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
+                               long long m, long long n0, long long n, long long k0, long long k, int what)
+{
+    uint64_t base = 0;
+    mx_dma_matrix ma, mb, mo;
+    matrix_layout(c, fa, M, K, &base, &ma);
+    matrix_layout(c, fb, N, K, &base, &mb);
+    matrix_layout(c, fo, M, N, &base, &mo);
+    mx_dma_stream st;
+    mx_dma_stream_init(&st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64);
+    if (what & MX_PROBE_A) mx_dma_stream_add_tile(&st, &ma, r0, m, k0, k);
+    if (what & MX_PROBE_B) mx_dma_stream_add_tile(&st, &mb, n0, n, k0, k);
+    if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(&st, &mo, r0, m, n0, n);
+    long long bursts = 0;
+    uint64_t addr;
+    while (mx_dma_stream_next(&st, &addr)) bursts++;
+    return bursts;
+}
+
 long long mx_cycle_tile_sram_stall(const mx_arch_config *c, const mx_operand_fmt *fa,
                                    const mx_operand_fmt *fb, long long m, long long n, long long k)
 {

@@ -71,6 +71,11 @@ typedef struct {
     double cmd_pj;      /* ACT + PRE + RD/WR energy                                  */
     long long act;
 } mx_tile_probe;
+/* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
+ * _STORE), with the channel's burst (the DRAM model's, or 64 bytes). */
+long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
+                               long long m, long long n0, long long n, long long k0, long long k, int what);
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
