@@ -492,6 +492,17 @@ TEST(DramScheduler, WriteBelowDrainWatermark)
     m.add(A(1, 1, 5), 1, 2);
     EXPECT_FALSE(mx_dram_write_below_drain(m.d, A(2, 1, 5)));
     EXPECT_TRUE(mx_dram_can_accept(m.d, A(2, 1, 5), 1));
+
+    // A drain runs down to write_low = 0 once started: one write and no read
+    // starts it; a read arriving then waits for the buffered write, and a
+    // further write would lengthen the drain, so none is offered (1 + 1 < 4).
+    c.write_high = 4; c.write_low = 0;
+    Dram d2(c);
+    d2.until(100);
+    d2.add(A(0, 1, 5), 1, 1);
+    EXPECT_TRUE(mx_dram_write_below_drain(d2.d, A(1, 1, 5))); // no read waits
+    d2.add(A(1, 0, 7), 0, 2);
+    EXPECT_FALSE(mx_dram_write_below_drain(d2.d, A(1, 1, 5)));
 }
 
 // ---- refresh -----------------------------------------------------------------------

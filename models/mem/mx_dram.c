@@ -728,7 +728,9 @@ int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr)
     int f[F_N];
     map_addr(&d->m, addr, f);
     const chan_t *ch = &d->ch[f[F_CH]];
-    return ch->wq.n + 1 < d->c.write_high && ch->wq.n < d->c.queue_size;
+    /* below the watermark, and not lengthening a drain that reads wait for
+     * (a drain runs down to write_low: a writer feeding it starves reads) */
+    return ch->wq.n + 1 < d->c.write_high && ch->wq.n < d->c.queue_size && !(ch->draining && ch->rq.n > 0);
 }
 
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)

@@ -122,8 +122,9 @@ uint64_t mx_dram_now(const mx_dram *d);
 /* 1 if the channel of addr has room in its read (or write) queue. */
 int mx_dram_can_accept(const mx_dram *d, uint64_t addr, int is_write);
 /* 1 if one more write to addr's channel leaves its write queue below the
- * drain watermark (write_high): a writer that waits for this never forces
- * a drain, so reads keep priority (the cycle engine's store DMA). */
+ * drain watermark (write_high) and does not lengthen a drain while reads
+ * wait: a writer that waits for this never delays reads beyond the writes
+ * already buffered (the cycle engine's store DMA). */
 int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr);
 /* Enqueues one burst request arriving at the current clock; id is returned
  * with its completion.  0, or -1 if the queue is full. */
