@@ -1108,8 +1108,12 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
     long long rqu_extra_elems = s->requant_elements;
     long long last_a = -1, last_b = -1;
-    long long extra_per_tile = ntiles ? extra_bytes / ntiles : 0;
-    long long extra_rem = extra_bytes - extra_per_tile * ntiles;
+    /* second copies: bytes stored and elements re-quantized with each
+     * output tile, the remainder with the last (as the cycle engine) */
+    const long long nouts = tl->m_tiles * tl->n_tiles;
+    long long extra_per_out = nouts ? extra_bytes / nouts : 0, extra_rem = extra_bytes - extra_per_out * nouts;
+    long long rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
+    long long rqu_extra_rem = rqu_extra_elems - rqu_extra_per_out * nouts;
     long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
     long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
     /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
@@ -1209,7 +1213,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                     w->ctr.dram_write[MX_OP_OUT] += sb - store;
                     store = sb;
                 }
-                long long extra = extra_per_tile + (w->t == ntiles - 1 ? extra_rem : 0);
+                const int last_out = w->t == ntiles - 1;
+                long long extra = ek ? extra_per_out + (last_out ? extra_rem : 0) : 0;
                 if (!c->ideal_memory && store + extra > 0) {
                     long long wcyc = dram_cycles(c, store + extra, 1);
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
@@ -1222,7 +1227,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                      * last K tile; its store leaves when the codes are ready */
                     long long avail = w->compute_end;
                     if (ek && !c->scalesim_compat) {
-                        long long elems = m * n + (ntiles ? rqu_extra_elems / ntiles : 0);
+                        long long elems = m * n + rqu_extra_per_out + (last_out ? rqu_extra_rem : 0);
                         avail = mx_llmax(w->compute_end, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
                         w->rqu_free = avail;
                     }
