@@ -244,6 +244,12 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
         memset(&r->rows[i], 0, sizeof r->rows[i]);
         mx_stats_add(&r->rows[i], &one, g->count);
         mx_stats_add(&r->total, &one, g->count);
+        if (r->total.overflow) { /* each row fits (mx_arch_gemm_timing checks row x count), their sum does not */
+            progress_bar(bar, tr->n, tr->n, "");
+            mx_print_error("mxsim run", "%s:%d: the trace's totals overflow 64-bit counters at GEMM '%s'",
+                           o->trace_path, g->line, g->name);
+            return 2;
+        }
         progress_bar(bar, i + 1, tr->n, r->cfg.name);
     }
     r->seconds = (double)clock() / CLOCKS_PER_SEC - t0;
