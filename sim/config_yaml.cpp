@@ -46,7 +46,7 @@ extern "C" int mx_input_read(const char *path, const char *what, char **text, si
     }
     const size_t cap = MX_INPUT_MAX_BYTES;
     if ((unsigned long long)st.st_size > cap) {
-        snprintf(err, errlen, "%s: %lld bytes: over the 1 MiB limit of %s files", path, (long long)st.st_size, what);
+        snprintf(err, errlen, "%s: %lld bytes: over the " MX_INPUT_MAX_TEXT " limit of %s files", path, (long long)st.st_size, what);
         close(fd);
         return -1;
     }
@@ -71,7 +71,7 @@ extern "C" int mx_input_read(const char *path, const char *what, char **text, si
     }
     close(fd);
     if (n > cap) {
-        snprintf(err, errlen, "%s: over the 1 MiB limit of %s files", path, what);
+        snprintf(err, errlen, "%s: over the " MX_INPUT_MAX_TEXT " limit of %s files", path, what);
         free(buf);
         return -1;
     }
@@ -144,7 +144,7 @@ private:
 
     std::string join(const std::string &a, const std::string &b) const { return a.empty() ? b : a + "." + b; }
 
-    // The path of the node starting now (a value), or "" when it is a key.
+    // Whether the node starting now is a mapping's key; else value_path() is its path.
     bool is_key() const { return !st_.empty() && st_.back().is_map && st_.back().at_key; }
     std::string value_path() const
     {
@@ -178,8 +178,16 @@ private:
         f.at_key = false;
     }
 
+    // Every node passes here first.
+    void count(const YAML::Mark &m)
+    {
+        if (++nodes_ > yaml_max_nodes)
+            fail(m, "", "more than " + std::to_string(yaml_max_nodes) + " YAML nodes (keys and values): not a configuration");
+    }
+
     void leaf(const YAML::Mark &m, const std::string *scalar, const char *kind)
     {
+        count(m);
         if (!is_key()) { value_done(); return; }
         if (!scalar) {
             non_scalar_key(m, kind);
@@ -197,6 +205,7 @@ private:
 
     void open(const YAML::Mark &m, bool is_map)
     {
+        count(m);
         bool as_key = is_key();
         if (as_key) non_scalar_key(m, is_map ? "a mapping" : "a sequence");
         std::string path = as_key ? join(st_.back().path, "?") : value_path();
@@ -227,7 +236,7 @@ private:
     std::string where_;
     bool has_lines_;
     std::string prefix_;
-    int docs_ = 0;
+    int docs_ = 0, nodes_ = 0;
     std::vector<frame> st_;
     std::string bad_key_;
 };

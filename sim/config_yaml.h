@@ -26,8 +26,10 @@ extern "C" {
  * (mxsim run/validate/dram/cosim, mxsim-cosim-array, mxsim_sc_top). ---- */
 
 /* Upper bound of a config-sized input file (configuration, energy table,
- * DRAM .yaml/.ini).  The shipped ones are a few KiB. */
-#define MX_INPUT_MAX_BYTES (1u << 20)
+ * DRAM .yaml/.ini).  The shipped ones are a few KiB; the bound keeps the
+ * worst case (yaml-cpp builds a node per value) well under a second. */
+#define MX_INPUT_MAX_BYTES (256u << 10)
+#define MX_INPUT_MAX_TEXT "256 KiB"
 
 /* Reads a config-sized input file into a NUL-terminated malloc'ed buffer
  * (*text, free() it; *len without the NUL).  Refuses, before reading a byte:

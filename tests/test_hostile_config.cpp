@@ -51,19 +51,19 @@ std::string set_err(const std::string &assignment)
 
 }  // namespace
 
-TEST(HostileConfig, ReaderTakesRegularFilesUpTo1MiB)
+TEST(HostileConfig, ReaderTakesRegularFilesUpTo256KiB)
 {
     clitest::TempDir d;
     std::string text;
     write_file(d.file("ok.yaml"), std::string("name: a\n\0x", 10));
     EXPECT_EQ(read_err(d.file("ok.yaml"), &text), "");
     EXPECT_EQ(text, std::string("name: a\n\0x", 10)); // every byte, length reported
-    write_file(d.file("max.yaml"), std::string(1 << 20, '#'));
+    write_file(d.file("max.yaml"), std::string(256 << 10, '#'));
     EXPECT_EQ(read_err(d.file("max.yaml"), &text), "");
-    EXPECT_EQ(text.size(), 1u << 20);
-    write_file(d.file("over.yaml"), std::string((1 << 20) + 1, '#'));
+    EXPECT_EQ(text.size(), 256u << 10);
+    write_file(d.file("over.yaml"), std::string((256 << 10) + 1, '#'));
     EXPECT_EQ(read_err(d.file("over.yaml")),
-              d.file("over.yaml") + ": 1048577 bytes: over the 1 MiB limit of configuration files");
+              d.file("over.yaml") + ": 262145 bytes: over the 256 KiB limit of configuration files");
 }
 
 TEST(HostileConfig, ReaderRefusesNonRegularFilesWithoutReading)
@@ -174,4 +174,17 @@ TEST(HostileConfig, OutputFileDirectoryChecked)
     EXPECT_EQ(mx_check_output_file("--fst", d.path().c_str(), err, sizeof err), -1);
     EXPECT_EQ(std::string(err), "option '--fst': '" + d.path() + "' is a directory");
     EXPECT_FALSE(clitest::exists(d.file("w.fst"))); // a check, not a write
+}
+
+TEST(HostileConfig, NodeLimit)
+{
+    clitest::TempDir d;
+    const std::string p = d.file("c.yaml");
+    // the root mapping, the key, the sequence: 3 nodes; then one per element
+    std::string seq;
+    for (int i = 0; i < 19997; i++) seq += "1,";
+    write_file(p, "name: [" + seq + "]\n");
+    EXPECT_EQ(load_err(p), p + ":1: key 'name': expected a scalar value"); // 20000 nodes: parsed
+    write_file(p, "name: [" + seq + "1]\n");
+    EXPECT_EQ(load_err(p), p + ":1: more than 20000 YAML nodes (keys and values): not a configuration");
 }
