@@ -94,6 +94,7 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_data.csv 10 tests/systemc/data
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_ddr4.yaml tests/systemc/sc_small.csv
+	sh mk/systemc_badinput.sh $(SC_DIR)/mxsim_sc_top
 	@for b in c rtl; do SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml \
 	  -t tests/systemc/sc_small.csv --backend $$b --dump $(SC_DIR)/top_$$b.dump >$(SC_DIR)/top_$$b.log || exit 1; done
 	@tail -3 $(SC_DIR)/top_rtl.log
