@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 
 extern "C" {
 #include "arch/mx_arch.h"
+#include "arch/mx_cycle.h"
 }
 #include "arch_test_util.h"
 #include "config_yaml.h"
@@ -90,4 +92,25 @@ TEST(DramCalibration, EnergyComesFromTheDramModel)
         double wr = (double)(s.dram_write[0] + s.dram_write[1] + s.dram_write[2]);
         EXPECT_GE(s.dram_energy_pj, rd * 43.5 + wr * 36.75) << "engine " << e;
     }
+}
+
+// The analytic engine counts the refreshes of the cycle engine's schedule:
+// DDR4-3200 (1 channel, 1 rank) refreshes every tREFI = 12480 clocks of
+// 0.625 ns = 7800 accelerator cycles, the first at 7800: a GEMM of T cycles
+// has floor((T - 1 - 7800) / 7800) + 1 of them.  The cycle engine's DRAM
+// model issues the same number by the end of its run (within one: a REF
+// due in the last clocks may not be issued yet).
+TEST(DramCalibration, RefreshesByTheSchedule)
+{
+    mx_arch_config c = ddr4_cfg();
+    char err[600];
+    mx_gemm g = test_gemm(1024, 1024, 1024);
+    mx_stats an, cy;
+    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_arch_gemm_cycle(&c, &g, &cy, err, sizeof err), 0) << err;
+    long long expect = (an.cycles - 1 - 7800) / 7800 + 1;
+    EXPECT_EQ(an.dram_ref, expect) << an.cycles << " cycles";
+    EXPECT_GE(an.dram_ref, 2);
+    long long expect_cy = (cy.cycles - 1 - 7800) / 7800 + 1;
+    EXPECT_LE(std::llabs(expect_cy - cy.dram_ref), 1) << "cycle engine " << cy.cycles << " cycles";
 }

@@ -1273,8 +1273,9 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         s->dram_model = 1;
         if (use_probes) {
             s->dram_act = w->probe_act;
+            s->dram_ref = dram_refs(c, s->cycles);
             s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_noref_pj_per_cycle +
-                                (double)dram_refs(c, s->cycles) * c->dram_cal.ref_pj;
+                                (double)s->dram_ref * c->dram_cal.ref_pj;
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
             s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
