@@ -15,8 +15,13 @@
  * values as the full run for the outputs it checks.
  */
 #include "arch/mx_arch.h"
+#include "arch/mx_func.h"
 #include "formats/mx_rng.h"
 #include "units/mx_pe.h"
+#include "units/mx_pe_fast.h"
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -91,8 +96,129 @@ static long long pick(long long n, long long g, long long want, long long *idx)
     return cnt;
 }
 
+/* ---- the outputs: PE bits and FP64 reference, rows split across threads ---- */
+
+typedef struct {
+    const mx_pe_fast *pf;
+    const mx_pe_fast_b *pb;
+    const float *A, *Bk;        /* A rows x K, B k-major K x nc (reference)   */
+    const uint16_t *ac;
+    const uint8_t *as;
+    long long K, nc, nkb, kt;
+    long long r0, r1;           /* rows of this job                           */
+    long long c0;               /* first row of the chunk                     */
+    uint32_t *obuf;             /* chunk rows x nc                            */
+    double *rbuf;
+    mx_pe_fast_scratch sc;
+    int fail;
+} func_job;
+
+static void *func_job_run(void *arg)
+{
+    func_job *j = arg;
+    for (long long i = j->r0; i < j->r1; i++) {
+        uint32_t *o = j->obuf + (i - j->c0) * j->nc;
+        double *r = j->rbuf + (i - j->c0) * j->nc;
+        mx_pe_fast_row(j->pf, j->pb, j->ac + i * j->K, j->pf->bf16 ? NULL : j->as + i * j->nkb, j->kt, &j->sc, o);
+        /* FP64 reference, per output the sequential sum over k (as one
+         * dot loop per output would), many outputs at once */
+        const float *arow = j->A + i * j->K;
+        for (long long jj = 0; jj < j->nc; jj++) r[jj] = 0;
+        for (long long k = 0; k < j->K; k++) {
+            const double a = (double)arow[k];
+            const float *b = j->Bk + k * j->nc;
+            for (long long jj = 0; jj < j->nc; jj++) r[jj] += a * (double)b[jj];
+        }
+    }
+    return NULL;
+}
+
+static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt, const uint16_t *ac,
+                        const uint8_t *as, const uint16_t *bc, const uint8_t *bs, long long nr, long long nc,
+                        long long K, long long kt, const long long *ri, const long long *ci, long long N,
+                        uint32_t *out, int threads, mx_stats *s)
+{
+    enum { MAX_THREADS = 64 };
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > nr) threads = (int)nr;
+    if (threads < 1) threads = 1;
+    mx_pe_fast pf;
+    mx_pe_fast_init(&pf, pc);
+    const long long kb = pf.bf16 ? K : pc->block, nkb = (K + kb - 1) / kb;
+    /* rows per chunk: outputs and references of a chunk are buffered, then
+     * reduced in row-major order (the same sums for any thread count) */
+    long long chunk = (8ll << 20) / (12 * (nc > 0 ? nc : 1));
+    if (chunk < threads) chunk = threads;
+    if (chunk > nr) chunk = nr;
+    mx_pe_fast_b pb;
+    float *Bk = malloc(sizeof *Bk * (size_t)(K * nc) + 1);
+    uint32_t *obuf = malloc(sizeof *obuf * (size_t)(chunk * nc) + 1);
+    double *rbuf = malloc(sizeof *rbuf * (size_t)(chunk * nc) + 1);
+    func_job jobs[MAX_THREADS];
+    int njobs = 0, rc = -1;
+    memset(&pb, 0, sizeof pb);
+    if (!Bk || !obuf || !rbuf || mx_pe_fast_b_prepare(&pf, bc, bs, nc, K, &pb) != 0) goto out;
+    for (long long j = 0; j < nc; j++)
+        for (long long k = 0; k < K; k++) Bk[k * nc + j] = Bt[j * K + k];
+    for (; njobs < threads; njobs++) {
+        func_job *j = &jobs[njobs];
+        memset(j, 0, sizeof *j);
+        j->pf = &pf; j->pb = &pb; j->A = A; j->Bk = Bk; j->ac = ac; j->as = as;
+        j->K = K; j->nc = nc; j->nkb = nkb; j->kt = kt; j->obuf = obuf; j->rbuf = rbuf;
+        if (mx_pe_fast_scratch_init(&j->sc, K, nkb) != 0) goto out;
+    }
+    double err_sq = 0, ref_sq = 0, max_err = 0;
+    for (long long c0 = 0; c0 < nr; c0 += chunk) {
+        const long long c1 = nr - c0 < chunk ? nr : c0 + chunk;
+        pthread_t tid[MAX_THREADS];
+        int started[MAX_THREADS];
+        for (int t = 0; t < threads; t++) {
+            func_job *j = &jobs[t];
+            j->c0 = c0;
+            j->r0 = c0 + (c1 - c0) * t / threads;
+            j->r1 = c0 + (c1 - c0) * (t + 1) / threads;
+            started[t] = t > 0 && pthread_create(&tid[t], NULL, func_job_run, j) == 0;
+        }
+        for (int t = 0; t < threads; t++)
+            if (!started[t]) func_job_run(&jobs[t]); /* the caller's share, or a thread that did not start */
+        for (int t = 1; t < threads; t++)
+            if (started[t]) pthread_join(tid[t], NULL);
+        for (long long i = c0; i < c1; i++)
+            for (long long j = 0; j < nc; j++) {
+                const uint32_t acc = obuf[(i - c0) * nc + j];
+                const double r = rbuf[(i - c0) * nc + j];
+                float y;
+                memcpy(&y, &acc, sizeof y);
+                double e = (double)y - r;
+                err_sq += e * e;
+                ref_sq += r * r;
+                if (fabs(e) > max_err || isnan(e)) max_err = fabs(e);
+                if (out) out[ri[i] * N + ci[j]] = acc;
+            }
+    }
+    s->err_sq = err_sq;
+    s->ref_sq = ref_sq;
+    s->max_abs_err = max_err;
+    rc = 0;
+out:
+    for (int t = 0; t < njobs; t++) mx_pe_fast_scratch_free(&jobs[t].sc);
+    mx_pe_fast_b_free(&pb);
+    free(Bk); free(obuf); free(rbuf);
+    return rc;
+}
+
 int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
                             mx_stats *s, uint32_t *out, char *err, size_t errlen)
+{
+    return mx_arch_gemm_functional_mt(c, g, d, s, out, 1, err, errlen);
+}
+
+int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
+                               mx_stats *s, uint32_t *out, int threads, char *err, size_t errlen)
 {
     if (mx_arch_gemm_timing(c, g, s, err, errlen) != 0) return -1;
     mx_operand_fmt fa, fb;
@@ -209,38 +335,18 @@ int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_
     }
 
     /* outputs tile by tile as the array computes them; partial sums chain
-     * through the FP32 accumulator across K tiles */
+     * through the FP32 accumulator across K tiles (mx_pe_fast_row: the bits
+     * of one mx_pe_dot call per output and K tile, decode tables built once) */
     mx_tiling tl;
     if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) goto done;
-    double err_sq = 0, ref_sq = 0, max_err = 0;
-    for (long long i0 = 0; i0 < nr; i0++) {
-        const float *arow = A + i0 * K;
-        for (long long j0 = 0; j0 < nc; j0++) {
-            const float *bcol = Bt + j0 * K;
-            uint32_t acc = 0;
-            for (long long k0 = 0; k0 < K; k0 += tl.kt) {
-                int kk = (int)(K - k0 < tl.kt ? K - k0 : tl.kt);
-                acc = mx_pe_dot(&pc, ac + i0 * K + k0, pf != MX_PE_BF16 ? as + i0 * nkb + k0 / kb : NULL,
-                                bc + j0 * K + k0, pf != MX_PE_BF16 ? bs + j0 * nkb + k0 / kb : NULL, kk, acc);
-            }
-            double r = 0;
-            for (long long k = 0; k < K; k++) r += (double)arow[k] * (double)bcol[k];
-            float y;
-            memcpy(&y, &acc, sizeof y);
-            double e = (double)y - r;
-            err_sq += e * e;
-            ref_sq += r * r;
-            if (fabs(e) > max_err || isnan(e)) max_err = fabs(e);
-            if (out) out[ri[i0] * N + ci[j0]] = acc;
-        }
+    if (func_outputs(&pc, A, Bt, ac, as, bc, bs, nr, nc, K, tl.kt, ri, ci, N, out, threads, s) != 0) {
+        efail(err, errlen, "%s: out of memory", g->name);
+        goto done;
     }
     s->functional = 1;
     s->sampled = sampled;
     s->checked_outputs = nr * nc;
-    s->err_sq = err_sq;
-    s->ref_sq = ref_sq;
-    s->max_abs_err = max_err;
-    s->qsnr_db = err_sq > 0 ? -10.0 * log10(err_sq / ref_sq) : INFINITY;
+    s->qsnr_db = s->err_sq > 0 ? -10.0 * log10(s->err_sq / s->ref_sq) : INFINITY;
     rc = 0;
 done:
     free(ri); free(ci); free(A); free(Bt); free(ac); free(bc); free(as); free(bs);

@@ -1,0 +1,319 @@
+/*
+ * mx_pe_fast.c — mx_pe_dot() with the decode tables built once per GEMM, the
+ * fixed-point group sums as integer multiply-adds over 8 output columns at
+ * once, and the two FP32 roundings done by the host's IEEE arithmetic.  The
+ * exactness argument is in mx_pe_fast.h; the same bits as mx_pe_dot() are
+ * checked by tests/test_func_fast.cpp.
+ */
+#include "units/mx_pe_fast.h"
+#include "units/mx_decode.h"
+#include "units/mx_accum.h"
+#include "formats/mx_format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- tables ----------------------------------------------------------------- */
+
+static void decode_table(mx_pe_fmt fmt, int b5, int32_t *sig, int32_t *lsb, uint8_t *spec)
+{
+    for (uint32_t c = 0; c < 256; c++) {
+        mx_decode_in di = {c, fmt, b5};
+        mx_decode_out o;
+        mx_decode_comb(&di, &o);
+        sig[c] = o.sign_o ? -(int32_t)o.sig_o : (int32_t)o.sig_o;
+        lsb[c] = o.lsb_o;
+        spec[c] = (uint8_t)(o.nan_o ? 1 : o.inf_o ? (o.sign_o ? 3 : 2) : 0);
+    }
+}
+
+static void lsb_range(const int32_t *sig, const int32_t *lsb, int *lmin, int *lmax)
+{
+    int lo = 1 << 20, hi = -(1 << 20);
+    for (int c = 0; c < 256; c++)
+        if (sig[c]) {
+            if (lsb[c] < lo) lo = lsb[c];
+            if (lsb[c] > hi) hi = lsb[c];
+        }
+    if (hi < lo) lo = hi = 0;
+    *lmin = lo;
+    *lmax = hi;
+}
+
+void mx_pe_fast_init(mx_pe_fast *f, const mx_pe_config *cfg)
+{
+    memset(f, 0, sizeof *f);
+    f->cfg = *cfg;
+    f->bf16 = cfg->fmt == MX_PE_BF16;
+    if (f->bf16) return;
+    decode_table(cfg->fmt, cfg->fp5_bias, f->sig_a, f->lsb_a, f->spec_a);
+    decode_table(cfg->fmt_b, cfg->fp5_bias, f->sig_b, f->lsb_b, f->spec_b);
+    for (int c = 0; c < 256; c++) f->has_special |= f->spec_a[c] | f->spec_b[c];
+    int lmax_a, lmax_b;
+    lsb_range(f->sig_a, f->lsb_a, &f->lmin_a, &lmax_a);
+    lsb_range(f->sig_b, f->lsb_b, &f->lmin_b, &lmax_b);
+    const int span_a = lmax_a - f->lmin_a, span_b = lmax_b - f->lmin_b;
+    const int guard = cfg->align_width - MX_PE_PROD_W;
+    /* the same condition as mx_pe_dot's fixed-point path */
+    f->fixed = !f->has_special && span_a + span_b <= guard && span_a <= 20 && span_b <= 20;
+    if (!f->fixed) return;
+    long long ma = 0, mb = 0;
+    for (int c = 0; c < 256; c++) {
+        f->va[c] = f->sig_a[c] * (1 << (f->lsb_a[c] - f->lmin_a));
+        f->vb[c] = f->sig_b[c] * (1 << (f->lsb_b[c] - f->lmin_b));
+        long long xa = f->va[c] < 0 ? -(long long)f->va[c] : f->va[c];
+        long long xb = f->vb[c] < 0 ? -(long long)f->vb[c] : f->vb[c];
+        if (xa > ma) ma = xa;
+        if (xb > mb) mb = xb;
+    }
+    f->panel = ma <= 32767 && mb <= 32767 && (long long)cfg->lanes * ma * mb < (1ll << 31);
+    if (f->panel)
+        for (int c = 0; c < 256; c++) { f->va16[c] = (int16_t)f->va[c]; f->vb16[c] = (int16_t)f->vb[c]; }
+}
+
+/* ---- roundings -------------------------------------------------------------- */
+
+static inline double pow2d(int e) /* e in [-1022, 1023] */
+{
+    uint64_t u = (uint64_t)(e + 1023) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
+}
+
+static inline float f32_of(uint32_t u) { float x; memcpy(&x, &u, sizeof x); return x; }
+static inline uint32_t bits_of(float x) { uint32_t u; memcpy(&u, &x, sizeof u); return u; }
+
+/* The accumulator after >= 1 group: NaN results are the canonical quiet NaN. */
+static inline uint32_t acc_bits(float acc)
+{
+    uint32_t u = bits_of(acc);
+    return (u & 0x7FFFFFFFu) > 0x7F800000u ? MX_FP32_QNAN : u;
+}
+
+/* RNE_fp32(t * 2^e) for |t| < 2^53 and a normal 2^e: exact product in double,
+ * one correctly rounded conversion. */
+static inline float group_f32(int64_t t, int e) { return (float)((double)t * pow2d(e)); }
+
+/* ---- one dot product ------------------------------------------------------------ */
+
+typedef struct { int32_t sig, lsb; int special; } elem;
+
+static inline elem dec_bf16(uint32_t c)
+{
+    elem e;
+    uint32_t E = (c >> 7) & 0xFF, M = c & 0x7F;
+    int32_t sig = (int32_t)(E ? 128 | M : M);
+    e.special = E == 255 ? (M ? 1 : (c & 0x8000) ? 3 : 2) : 0;
+    e.sig = E == 255 ? 0 : (c & 0x8000) ? -sig : sig;
+    e.lsb = E == 255 ? 0 : (E ? (int)E : 1) - 134;
+    return e;
+}
+
+uint32_t mx_pe_dot_ctx(const mx_pe_fast *f, const uint16_t *a_codes, const uint8_t *a_scales,
+                       const uint16_t *b_codes, const uint8_t *b_scales, int k,
+                       uint32_t acc_fp32_bits)
+{
+    const mx_pe_config *cfg = &f->cfg;
+    const int L = cfg->lanes, kb = cfg->block;
+    const int guard = cfg->align_width - MX_PE_PROD_W;
+    const int use_scale = !f->bf16;
+    if (k <= 0) return acc_fp32_bits;
+    float acc = f32_of(acc_fp32_bits);
+    int nan_scale = 0;
+    if (use_scale)
+        for (int i = 0; i < (k + kb - 1) / kb; i++) nan_scale |= a_scales[i] == 0xFF || b_scales[i] == 0xFF;
+    if (f->fixed && !nan_scale) {
+        for (int base = 0; base < k; base += L) {
+            const int n = k - base < L ? k - base : L;
+            int64_t t = 0;
+            for (int i = 0; i < n; i++) t += (int64_t)f->va[a_codes[base + i] & 0xFF] * f->vb[b_codes[base + i] & 0xFF];
+            const int blk = base / kb;
+            const int e = f->lmin_a + f->lmin_b + (int)a_scales[blk] + (int)b_scales[blk] - 254;
+            acc += group_f32(t, e);
+        }
+        return acc_bits(acc);
+    }
+    mx_format fp32;
+    int have_fp32 = 0;
+    int32_t p[MX_PE_MAX_LANES], ex[MX_PE_MAX_LANES];
+    for (int base = 0; base < k; base += L) {
+        const int n = k - base < L ? k - base : L;
+        uint8_t xa = 127, xb = 127;
+        if (use_scale) { xa = a_scales[base / kb]; xb = b_scales[base / kb]; }
+        int special = use_scale && (xa == 0xFF || xb == 0xFF);
+        int emax = 0, emin = 0, any = 0;
+        for (int i = 0; i < n; i++) {
+            elem ea, eb;
+            if (f->bf16) { ea = dec_bf16(a_codes[base + i]); eb = dec_bf16(b_codes[base + i]); }
+            else {
+                const uint32_t ca = a_codes[base + i] & 0xFF, cb = b_codes[base + i] & 0xFF;
+                ea.sig = f->sig_a[ca]; ea.lsb = f->lsb_a[ca]; ea.special = f->spec_a[ca];
+                eb.sig = f->sig_b[cb]; eb.lsb = f->lsb_b[cb]; eb.special = f->spec_b[cb];
+            }
+            special |= ea.special | eb.special;
+            p[i] = ea.sig * eb.sig;
+            ex[i] = ea.lsb + eb.lsb;
+            if (p[i]) {
+                if (!any) { emax = emin = ex[i]; any = 1; }
+                else { if (ex[i] > emax) emax = ex[i]; if (ex[i] < emin) emin = ex[i]; }
+            }
+        }
+        if (special) { /* NaN/Inf: the unit models, through mx_pe_dot on this group alone */
+            acc = f32_of(mx_pe_dot(cfg, a_codes + base, use_scale ? a_scales + base / kb : NULL, b_codes + base,
+                                   use_scale ? b_scales + base / kb : NULL, n, bits_of(acc)));
+            continue;
+        }
+        int64_t sum = 0;
+        if (emax - emin <= guard) {
+            for (int i = 0; i < n; i++)
+                if (p[i]) sum += (int64_t)p[i] * ((int64_t)1 << (guard - (emax - ex[i])));
+        } else {
+            for (int i = 0; i < n; i++) {
+                const int dd = emax - ex[i];
+                if (!p[i] || dd >= cfg->align_width) continue;
+                uint64_t mag = (uint64_t)(p[i] < 0 ? -p[i] : p[i]);
+                mag = (mag << guard) >> dd;
+                sum += p[i] < 0 ? -(int64_t)mag : (int64_t)mag;
+            }
+        }
+        const int e = emax - guard + (use_scale ? (int)xa + (int)xb - 254 : 0);
+        if (sum > -(1ll << 53) && sum < (1ll << 53)) {
+            acc += group_f32(sum, e);
+        } else {
+            if (!have_fp32) { mx_format_lookup("fp32", &fp32); have_fp32 = 1; }
+            acc += f32_of(mx_accum_group_fp32(&fp32, sum, e));
+        }
+    }
+    return acc_bits(acc);
+}
+
+/* ---- GEMM: B panels and one output row ------------------------------------------- */
+
+void mx_pe_fast_b_free(mx_pe_fast_b *pb)
+{
+    free(pb->val);
+    free(pb->fac);
+    free(pb->nan_col);
+    memset(pb, 0, sizeof *pb);
+}
+
+int mx_pe_fast_b_prepare(const mx_pe_fast *f, const uint16_t *b_codes, const uint8_t *b_scales,
+                         long long nc, long long K, mx_pe_fast_b *pb)
+{
+    const int NC = MX_PE_FAST_NC;
+    memset(pb, 0, sizeof *pb);
+    pb->nc = nc;
+    pb->K = K;
+    pb->kb = f->bf16 ? K : f->cfg.block;
+    pb->nkb = (K + pb->kb - 1) / pb->kb;
+    pb->codes = b_codes;
+    pb->scales = b_scales;
+    if (!f->panel) return 0;
+    const long long np = (nc + NC - 1) / NC;
+    pb->val = malloc(sizeof *pb->val * (size_t)(np * K * NC));
+    pb->fac = malloc(sizeof *pb->fac * (size_t)(np * pb->nkb * NC));
+    pb->nan_col = calloc((size_t)nc + 1, 1);
+    if (!pb->val || !pb->fac || !pb->nan_col) { mx_pe_fast_b_free(pb); return -1; }
+    for (long long p = 0; p < np; p++)
+        for (int c = 0; c < NC; c++) {
+            const long long j = p * NC + c;
+            int16_t *v = pb->val + p * K * NC + c;
+            double *fc = pb->fac + p * pb->nkb * NC + c;
+            if (j >= nc) { /* padding columns: zeros */
+                for (long long kk = 0; kk < K; kk++) v[kk * NC] = 0;
+                for (long long b = 0; b < pb->nkb; b++) fc[b * NC] = 1.0;
+                continue;
+            }
+            const uint16_t *bc = b_codes + j * K;
+            const uint8_t *bs = b_scales + j * pb->nkb;
+            for (long long kk = 0; kk < K; kk++) v[kk * NC] = f->vb16[bc[kk] & 0xFF];
+            for (long long b = 0; b < pb->nkb; b++) {
+                pb->nan_col[j] |= bs[b] == 0xFF;
+                fc[b * NC] = pow2d((int)bs[b] - 127 + f->lmin_b);
+            }
+        }
+    return 0;
+}
+
+int mx_pe_fast_scratch_init(mx_pe_fast_scratch *s, long long K, long long nkb)
+{
+    s->K = K;
+    s->va = malloc(sizeof *s->va * (size_t)(K + 1));
+    s->fa = malloc(sizeof *s->fa * (size_t)(nkb + 1));
+    if (!s->va || !s->fa) { mx_pe_fast_scratch_free(s); return -1; }
+    return 0;
+}
+
+void mx_pe_fast_scratch_free(mx_pe_fast_scratch *s)
+{
+    free(s->va);
+    free(s->fa);
+    s->va = NULL;
+    s->fa = NULL;
+}
+
+/* One row against one panel of 8 columns over all of K (K tiles chained):
+ * per cycle group, 8 exact int32 group sums, then per column
+ * acc += RNE_fp32(t * 2^(lmin_a + xa - 127) * 2^(lmin_b + xb - 127)). */
+static void panel_row(const int16_t *va, const double *fa, const int16_t *vp, const double *fp,
+                      long long K, long long kt, long long kb, int L, float *acc)
+{
+    enum { NC = MX_PE_FAST_NC };
+    float a8[NC];
+    for (int c = 0; c < NC; c++) a8[c] = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += kt) {
+        const long long kend = K - k0 < kt ? K : k0 + kt;
+        for (long long base = k0; base < kend; base += L) {
+            const int n = kend - base < L ? (int)(kend - base) : L;
+            int32_t s[NC];
+            for (int c = 0; c < NC; c++) s[c] = 0;
+            const int16_t *ap = va + base, *bp = vp + base * NC;
+            for (int l = 0; l < n; l++) {
+                const int32_t a = ap[l];
+                for (int c = 0; c < NC; c++) s[c] += a * (int32_t)bp[l * NC + c];
+            }
+            const long long blk = k0 / kb + (base - k0) / kb;
+            const double x = fa[blk];
+            const double *y = fp + blk * NC;
+            for (int c = 0; c < NC; c++) a8[c] += (float)((double)s[c] * x * y[c]);
+        }
+    }
+    for (int c = 0; c < NC; c++) acc[c] = a8[c];
+}
+
+void mx_pe_fast_row(const mx_pe_fast *f, const mx_pe_fast_b *pb, const uint16_t *a_codes,
+                    const uint8_t *a_scales, long long kt, mx_pe_fast_scratch *s, uint32_t *out)
+{
+    const long long K = pb->K, nc = pb->nc, kb = pb->kb, nkb = pb->nkb;
+    const int NC = MX_PE_FAST_NC;
+    if (kt <= 0 || kt > K) kt = K;
+    int row_nan = 0;
+    if (f->panel) {
+        for (long long b = 0; b < nkb; b++) {
+            row_nan |= a_scales[b] == 0xFF;
+            s->fa[b] = pow2d((int)a_scales[b] - 127 + f->lmin_a);
+        }
+    }
+    if (f->panel && !row_nan) {
+        for (long long kk = 0; kk < K; kk++) s->va[kk] = f->va16[a_codes[kk] & 0xFF];
+        float acc[MX_PE_FAST_NC];
+        for (long long p = 0; p * NC < nc; p++) {
+            panel_row(s->va, s->fa, pb->val + p * K * NC, pb->fac + p * nkb * NC, K, kt, kb, f->cfg.lanes, acc);
+            for (int c = 0; c < NC && p * NC + c < nc; c++) out[p * NC + c] = acc_bits(acc[c]);
+        }
+    }
+    /* everything else, and the columns with a NaN scale: one dot per K tile */
+    for (long long j = 0; j < nc; j++) {
+        if (f->panel && !row_nan && !pb->nan_col[j]) continue;
+        const uint16_t *bc = pb->codes + j * K;
+        const uint8_t *bs = f->bf16 ? NULL : pb->scales + j * nkb;
+        uint32_t acc = 0;
+        for (long long k0 = 0; k0 < K; k0 += kt) {
+            const int kk = (int)(K - k0 < kt ? K - k0 : kt);
+            acc = mx_pe_dot_ctx(f, a_codes + k0, f->bf16 ? NULL : a_scales + k0 / kb, bc + k0,
+                                bs ? bs + k0 / kb : NULL, kk, acc);
+        }
+        out[j] = acc;
+    }
+}
