@@ -252,8 +252,9 @@ int mxsim_cmd_validate(int argc, char **argv)
            "- **Small GEMMs** (a few hundred cycles): fixed latencies (DRAM read latency, write latency, RQU and "
            "drain path) are most of the time, so one latency counted differently is tens of percent.\n"
            "- **Refresh**: the analytic engine counts the REF commands of the cycle engine's schedule (rank r "
-           "first due at (r + 1) tREFI / ranks, then every tREFI) for their energy, but no transfer waits for "
-           "one; the cycle engine's loads and stores do when a REF falls inside them.\n"
+           "first due at (r + 1) tREFI / ranks, then every tREFI) for their energy, and stretches every transfer "
+           "after the first REF by tRFC / tREFI (in expectation); the cycle engine's transfers wait for the REFs "
+           "that actually fall inside them.\n"
            "- Both engines count DRAM traffic in the DMA's whole bursts (the bandwidth channel's column compares "
            "those bytes); background energy follows cycles.\n");
     qsort(smp, (size_t)n, sizeof *smp, cmp_abs_cyc);

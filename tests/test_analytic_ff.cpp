@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -113,6 +115,37 @@ TEST(AnalyticJump, EqualsFullWalk)
         }
     }
     EXPECT_GE(jumped_cases, 36); // most cases have enough tiles for a period to repeat
+}
+
+// Refresh in the analytic engine (ref_delay): nothing before the first REF
+// (DDR4-3200, one rank: tREFI = 12480 clocks of 0.625 ns = 7800 cycles), then
+// each transfer stretched by tRFC / tREFI = 560 / 12480 = 4.49% of its length.
+// A GEMM done before 7800 cycles is unchanged; a long memory-bound one is
+// slower by more than 1% and less than twice 4.49%: in a store-bound walk a
+// store's time is on the critical path twice (the channel is busy with it and
+// its output half is held for it), so its stretch counts twice (this case:
+// 8.1%; the cycle engine lies between the walk without and with refresh).
+TEST(AnalyticJump, RefreshStretchesTransfersAfterTheFirstRef)
+{
+    Variant v = {"ddr4_3200", "os", "bf16", "true", "time", 32, 1024};
+    mx_arch_config c;
+    std::string why;
+    ASSERT_TRUE(load(v, c, why)) << why;
+    char err[700];
+    const mx_gemm cases[] = {test_gemm(64, 64, 64), test_gemm(4096, 4096, 64)};
+    mx_stats on[2], off[2];
+    for (int i = 0; i < 2; i++) {
+        c.dram.refresh = 1;
+        ASSERT_EQ(mx_arch_gemm_analytic(&c, &cases[i], &on[i], err, sizeof err), 0) << err;
+        c.dram.refresh = 0;
+        ASSERT_EQ(mx_arch_gemm_analytic(&c, &cases[i], &off[i], err, sizeof err), 0) << err;
+    }
+    ASSERT_LT(on[0].cycles, 7800);
+    EXPECT_EQ(on[0].cycles, off[0].cycles);
+    ASSERT_GT(off[1].stall[MX_STALL_DRAM], off[1].compute_cycles); // memory-bound
+    double slower = (double)on[1].cycles / (double)off[1].cycles - 1;
+    EXPECT_GT(slower, 0.01);
+    EXPECT_LT(slower, 2 * 560.0 / 12480);
 }
 
 // A GEMM of 2^40 x 1024 x 1024 (2^60 MACs, ~10^10 tiles) is timed: the walk

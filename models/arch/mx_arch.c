@@ -886,6 +886,40 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
  * and the result is the one the full walk gives (test_analytic_ff.cpp
  * compares both, counter by counter). */
 
+/* The DRAM's refresh as the analytic engine charges it (mx_dram.c: rank r
+ * of every channel refreshes all its banks at (r + 1) tREFI / ranks and
+ * then every tREFI, for tRFC), in accelerator cycles; on = 0 without a DRAM
+ * model or refresh. */
+typedef struct {
+    int on;
+    double first, share; /* first REF due; tRFC / tREFI */
+} ref_sched;
+
+static ref_sched ref_sched_of(const mx_arch_config *c, int use_probes)
+{
+    ref_sched r = {0, 0, 0};
+    if (!use_probes || !c->dram.refresh) return r;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    r.on = 1;
+    r.first = (double)(c->dram.t.tREFI / c->dram.ranks) * ratio;
+    r.share = (double)c->dram.t.tRFC / (double)c->dram.t.tREFI;
+    return r;
+}
+
+/* Cycles a transfer occupying the DRAM over [start, start + len) loses to
+ * refresh, in expectation: none before the first REF (a GEMM starts on an
+ * idle, freshly refreshed DRAM, as in the cycle engine); after it, each
+ * rank holds its share (1 / ranks) of the transfer for tRFC every tREFI,
+ * i.e. tRFC / tREFI of the transfer's length.  A function of len alone once
+ * past the first REF, so the walk's periods stay periods. */
+static long long ref_delay(const ref_sched *rs, long long start, long long len)
+{
+    if (!rs->on || len <= 0) return 0;
+    double after = (double)(start + len) - (start > rs->first ? (double)start : rs->first);
+    if (after <= 0) return 0;
+    return llround(after * rs->share); /* nearest: no bias over many short transfers */
+}
+
 /* Everything the walk carries from tile to tile. */
 typedef struct {
     long long compute_end, end1, end2; /* compute end of tiles t-1, t-2      */
@@ -990,7 +1024,8 @@ static void walk_ff_reset(walk_ff *f)
 /* Called at the start of iteration x of a level whose iterations lo..hi
  * repeat the same tile shapes; may advance x over whole periods.  -1 when
  * the jump overflows a counter. */
-static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long *x, long long lo, long long hi)
+static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long *x, long long lo, long long hi,
+                        const ref_sched *rs)
 {
     if (*x < lo || *x > hi) return 0;
     if (f->period > 0 && *x == f->confirm_at) { /* one period after the match: jump */
@@ -1005,6 +1040,9 @@ static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long 
         return 0;
     }
     if (f->period > 0) return 0;
+    /* before the first REF the walk is not yet time-invariant (ref_delay):
+     * no state from then may found a period */
+    if (rs->on && (double)w->end2 < rs->first) return 0;
     walk_key k;
     walk_key_of(w, double_buffer, &k);
     int slot = (int)(*x % (WALK_PERIOD_MAX + 1));
@@ -1097,6 +1135,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     /* with a DRAM model, each distinct transfer is probed on it once */
     int use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
     int sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
+    const ref_sched rs = ref_sched_of(c, use_probes);
     probe_memo pm;
     memset(&pm, 0, sizeof pm);
     /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it
@@ -1123,7 +1162,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     for (long long oi = 0; oi < outer_n; oi++) {
         if (ff && outer_n >= WALK_FF_MIN) {
             long long before = oi;
-            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2) != 0) goto overflow;
+            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &rs) != 0) goto overflow;
             if (oi != before) { /* the last tile of the iteration before the new oi */
                 long long mi = tl->n_outer ? inner_n - 1 : oi - 1, ni = tl->n_outer ? oi - 1 : inner_n - 1;
                 last_a = mi * tl->k_tiles + tl->k_tiles - 1;
@@ -1134,7 +1173,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         for (long long ii = 0; ii < inner_n; ii++) {
             if (ff && inner_n >= WALK_FF_MIN) {
                 long long before = ii;
-                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2) != 0) goto overflow;
+                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &rs) != 0) goto overflow;
                 if (ii != before) {
                     long long mi = tl->n_outer ? ii - 1 : oi, ni = tl->n_outer ? oi : ii - 1;
                     last_a = mi * tl->k_tiles + tl->k_tiles - 1;
@@ -1148,7 +1187,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
                 if (ff && tl->k_tiles >= WALK_FF_MIN) {
                     long long before = ki;
-                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2) != 0) goto overflow;
+                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &rs) != 0) goto overflow;
                     if (ki != before) {
                         last_a = mi * tl->k_tiles + ki - 1;
                         last_b = (ki - 1) * tl->n_tiles + ni;
@@ -1179,8 +1218,10 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                     const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
                                                                      (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
                     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
-                        w->dram_free = want + mx_llmax(1, pr->cycles - dram_latency(c));
-                        ready = want + pr->cycles;
+                        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+                        long long rd = ref_delay(&rs, want, occ);
+                        w->dram_free = want + occ + rd;
+                        ready = want + pr->cycles + rd;
                         w->probe_pj += pr->cmd_pj;
                         w->probe_act += pr->act;
                     } else {
@@ -1220,6 +1261,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
                     if (pw) { /* channel time: the probe's, less the latency of its last write */
                         wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
+                        wcyc += ref_delay(&rs, w->compute_end, wcyc);
                         w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
                         w->probe_act += pw->act;
                     }
