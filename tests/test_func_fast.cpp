@@ -392,6 +392,25 @@ TEST(FuncFast, GemmEqualsPeDotLoopAnyThreads)
                 EXPECT_EQ(std::memcmp(&sn.max_abs_err, &s1.max_abs_err, sizeof s1.max_abs_err), 0);
                 EXPECT_EQ(sn.cycles, s1.cycles);
             }
+            // QSNR inputs as the per-output loop computed them before issue 11:
+            // r = sequential FP64 sum over k, errors summed in row-major order
+            {
+                double err_sq = 0, ref_sq = 0, max_err = 0;
+                for (long long i = 0; i < M; i++)
+                    for (long long j = 0; j < N; j++) {
+                        double r = 0;
+                        for (long long k = 0; k < K; k++) r += (double)A[i * K + k] * (double)B[k * N + j];
+                        float y;
+                        std::memcpy(&y, &out1[i * N + j], 4);
+                        double e = (double)y - r;
+                        err_sq += e * e;
+                        ref_sq += r * r;
+                        if (std::fabs(e) > max_err || std::isnan(e)) max_err = std::fabs(e);
+                    }
+                EXPECT_EQ(std::memcmp(&err_sq, &s1.err_sq, sizeof err_sq), 0) << fmc.f << " " << err_sq << " " << s1.err_sq;
+                EXPECT_EQ(std::memcmp(&ref_sq, &s1.ref_sq, sizeof ref_sq), 0) << fmc.f;
+                EXPECT_EQ(std::memcmp(&max_err, &s1.max_abs_err, sizeof max_err), 0) << fmc.f;
+            }
             // the reference path: operands quantized here, one mx_pe_dot per output
             mx_pe_fmt pf;
             ASSERT_EQ(mx_pe_fmt_parse(fmc.f, &pf), 0);

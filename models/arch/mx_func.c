@@ -101,7 +101,8 @@ static long long pick(long long n, long long g, long long want, long long *idx)
 typedef struct {
     const mx_pe_fast *pf;
     const mx_pe_fast_b *pb;
-    const float *A, *Bk;        /* A rows x K, B k-major K x nc (reference)   */
+    const float *A;             /* A rows x K                                  */
+    const double *Bk;           /* B panels of K x REF_NC (reference), exact   */
     const uint16_t *ac;
     const uint8_t *as;
     long long K, nc, nkb, kt;
@@ -113,6 +114,31 @@ typedef struct {
     int fail;
 } func_job;
 
+enum { REF_NC = 16 }; /* columns per reference panel */
+
+/* acc[c] = sum over k of a[k] * b[k][c], each a sequential FP64 sum from 0.
+ * GCC/Clang vector extensions keep the 16 sums in registers (element-wise
+ * IEEE operations: the same bits as scalar code; no contraction, see
+ * util/mx_fp_env.h). */
+typedef double ref_v2d __attribute__((vector_size(16)));
+
+static void ref_panel(const float *a, const double *bp, long long K, double *acc)
+{
+    ref_v2d r0 = {0, 0}, r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0, r6 = r0, r7 = r0;
+    for (long long k = 0; k < K; k++) {
+        const double xs = (double)a[k];
+        const ref_v2d x = {xs, xs};
+        const double *b = bp + k * REF_NC;
+        ref_v2d t0, t1, t2, t3, t4, t5, t6, t7;
+        memcpy(&t0, b + 0, 16); memcpy(&t1, b + 2, 16); memcpy(&t2, b + 4, 16); memcpy(&t3, b + 6, 16);
+        memcpy(&t4, b + 8, 16); memcpy(&t5, b + 10, 16); memcpy(&t6, b + 12, 16); memcpy(&t7, b + 14, 16);
+        r0 += x * t0; r1 += x * t1; r2 += x * t2; r3 += x * t3;
+        r4 += x * t4; r5 += x * t5; r6 += x * t6; r7 += x * t7;
+    }
+    memcpy(acc + 0, &r0, 16); memcpy(acc + 2, &r1, 16); memcpy(acc + 4, &r2, 16); memcpy(acc + 6, &r3, 16);
+    memcpy(acc + 8, &r4, 16); memcpy(acc + 10, &r5, 16); memcpy(acc + 12, &r6, 16); memcpy(acc + 14, &r7, 16);
+}
+
 static void *func_job_run(void *arg)
 {
     func_job *j = arg;
@@ -120,14 +146,13 @@ static void *func_job_run(void *arg)
         uint32_t *o = j->obuf + (i - j->c0) * j->nc;
         double *r = j->rbuf + (i - j->c0) * j->nc;
         mx_pe_fast_row(j->pf, j->pb, j->ac + i * j->K, j->pf->bf16 ? NULL : j->as + i * j->nkb, j->kt, &j->sc, o);
-        /* FP64 reference, per output the sequential sum over k (as one
-         * dot loop per output would), many outputs at once */
+        /* FP64 reference: per output the sequential sum over k from 0, as one
+         * dot loop per output; 16 outputs at once from a panel of B */
         const float *arow = j->A + i * j->K;
-        for (long long jj = 0; jj < j->nc; jj++) r[jj] = 0;
-        for (long long k = 0; k < j->K; k++) {
-            const double a = (double)arow[k];
-            const float *b = j->Bk + k * j->nc;
-            for (long long jj = 0; jj < j->nc; jj++) r[jj] += a * (double)b[jj];
+        for (long long p = 0; p * REF_NC < j->nc; p++) {
+            double acc[REF_NC];
+            ref_panel(arow, j->Bk + p * j->K * REF_NC, j->K, acc);
+            for (int c = 0; c < REF_NC && p * REF_NC + c < j->nc; c++) r[p * REF_NC + c] = acc[c];
         }
     }
     return NULL;
@@ -155,15 +180,17 @@ static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt,
     if (chunk < threads) chunk = threads;
     if (chunk > nr) chunk = nr;
     mx_pe_fast_b pb;
-    float *Bk = malloc(sizeof *Bk * (size_t)(K * nc) + 1);
+    const long long nref = (nc + REF_NC - 1) / REF_NC;
+    double *Bk = malloc(sizeof *Bk * (size_t)(K * nref * REF_NC) + 1);
     uint32_t *obuf = malloc(sizeof *obuf * (size_t)(chunk * nc) + 1);
     double *rbuf = malloc(sizeof *rbuf * (size_t)(chunk * nc) + 1);
     func_job jobs[MAX_THREADS];
     int njobs = 0, rc = -1;
     memset(&pb, 0, sizeof pb);
     if (!Bk || !obuf || !rbuf || mx_pe_fast_b_prepare(&pf, bc, bs, nc, K, &pb) != 0) goto out;
-    for (long long j = 0; j < nc; j++)
-        for (long long k = 0; k < K; k++) Bk[k * nc + j] = Bt[j * K + k];
+    for (long long j = 0; j < nref * REF_NC; j++)
+        for (long long k = 0; k < K; k++)
+            Bk[(j / REF_NC) * K * REF_NC + k * REF_NC + j % REF_NC] = j < nc ? (double)Bt[j * K + k] : 0.0;
     for (; njobs < threads; njobs++) {
         func_job *j = &jobs[njobs];
         memset(j, 0, sizeof *j);
