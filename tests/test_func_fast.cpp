@@ -467,3 +467,41 @@ TEST(FuncFast, GemmEqualsPeDotLoopAnyThreads)
             if (special) { EXPECT_GT(nan_out, 0) << fmc.f; }
         }
 }
+
+// Seeded Gaussian data (generated and quantized in parallel row ranges) and
+// 2-D tiles split on tile rows: the same outputs and statistics for 1, 2 and 5
+// threads.  BF16 under a config with format.tile set (a trace row's format
+// override on an MX config) gives the outputs of tile none: before issue 11
+// its quantization filled ceil(K / 8) unit scales per row into a buffer of
+// ceil(K / 32) (a heap overflow under ASan).
+TEST(FuncFast, SeededDataAnyThreadsAndBf16WithTiles)
+{
+    struct { const char *f; int tile; } fm[] = {{"mxsf", 8}, {"mxfp8_e4m3", 0}, {"mxint8", 8}, {"bf16", 8}, {"bf16", 0}};
+    std::vector<uint32_t> bf16_tiled;
+    for (auto &fmc : fm) {
+        mx_arch_config c;
+        mx_arch_config_default(&c);
+        set_formats(c, fmc.f);
+        c.tile_rows = c.tile_cols = fmc.tile;
+        const long long M = 37, N = 29, K = 160;
+        mx_gemm g = test_gemm(M, N, K);
+        mx_func_data d = {3, nullptr, nullptr};
+        std::vector<uint32_t> out1(M * N), outn(M * N);
+        mx_stats s1, sn;
+        char err[400];
+        ASSERT_EQ(mx_arch_gemm_functional_mt(&c, &g, &d, &s1, out1.data(), 1, err, sizeof err), 0) << err;
+        for (int th : {2, 5}) {
+            ASSERT_EQ(mx_arch_gemm_functional_mt(&c, &g, &d, &sn, outn.data(), th, err, sizeof err), 0) << err;
+            EXPECT_EQ(outn, out1) << fmc.f << " threads " << th;
+            EXPECT_EQ(std::memcmp(&sn.err_sq, &s1.err_sq, sizeof s1.err_sq), 0) << fmc.f;
+            EXPECT_EQ(std::memcmp(&sn.qsnr_db, &s1.qsnr_db, sizeof s1.qsnr_db), 0) << fmc.f;
+            for (int a = 0; a <= MX_SIG_MAX; a++)
+                for (int b = 0; b <= MX_SIG_MAX; b++) EXPECT_EQ(sn.mul[a][b], s1.mul[a][b]);
+        }
+        if (!std::strcmp(fmc.f, "bf16")) {
+            if (fmc.tile) bf16_tiled = out1;
+            else EXPECT_EQ(out1, bf16_tiled);
+        }
+        EXPECT_GT(s1.qsnr_db, 20) << fmc.f;
+    }
+}

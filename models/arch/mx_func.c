@@ -96,6 +96,43 @@ static long long pick(long long n, long long g, long long want, long long *idx)
     return cnt;
 }
 
+/* ---- a parallel for: [0, n) in `threads` contiguous parts of whole grains ---- */
+
+enum { MAX_THREADS = 64 };
+typedef void (*par_fn)(void *ctx, long long lo, long long hi, int part);
+typedef struct { par_fn fn; void *ctx; long long lo, hi; int part; } par_job;
+
+static void *par_run(void *arg)
+{
+    par_job *j = arg;
+    if (j->lo < j->hi) j->fn(j->ctx, j->lo, j->hi, j->part);
+    return NULL;
+}
+
+/* Part t runs on thread t (part 0 on the caller; a part whose thread does
+ * not start runs on the caller too).  The parts write disjoint outputs, so
+ * the result does not depend on the thread count. */
+static void par_for(int threads, long long n, long long grain, par_fn fn, void *ctx)
+{
+    if (grain < 1) grain = 1;
+    const long long units = (n + grain - 1) / grain;
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
+    if (threads > units) threads = (int)units;
+    if (threads < 1) threads = 1;
+    par_job jobs[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS];
+    for (int t = 0; t < threads; t++) {
+        long long lo = units * t / threads * grain, hi = units * (t + 1) / threads * grain;
+        jobs[t] = (par_job){fn, ctx, lo < n ? lo : n, hi < n ? hi : n, t};
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, par_run, &jobs[t]) == 0;
+    }
+    for (int t = 0; t < threads; t++)
+        if (!started[t]) par_run(&jobs[t]);
+    for (int t = 1; t < threads; t++)
+        if (started[t]) pthread_join(tid[t], NULL);
+}
+
 /* ---- the outputs: PE bits and FP64 reference, rows split across threads ---- */
 
 typedef struct {
@@ -106,12 +143,10 @@ typedef struct {
     const uint16_t *ac;
     const uint8_t *as;
     long long K, nc, nkb, kt;
-    long long r0, r1;           /* rows of this job                           */
     long long c0;               /* first row of the chunk                     */
     uint32_t *obuf;             /* chunk rows x nc                            */
     double *rbuf;
-    mx_pe_fast_scratch sc;
-    int fail;
+    mx_pe_fast_scratch sc[MAX_THREADS];
 } func_job;
 
 enum { REF_NC = 16 }; /* columns per reference panel */
@@ -139,13 +174,13 @@ static void ref_panel(const float *a, const double *bp, long long K, double *acc
     memcpy(acc + 8, &r4, 16); memcpy(acc + 10, &r5, 16); memcpy(acc + 12, &r6, 16); memcpy(acc + 14, &r7, 16);
 }
 
-static void *func_job_run(void *arg)
+static void func_rows(void *ctx, long long lo, long long hi, int part)
 {
-    func_job *j = arg;
-    for (long long i = j->r0; i < j->r1; i++) {
+    func_job *j = ctx;
+    for (long long i = j->c0 + lo; i < j->c0 + hi; i++) {
         uint32_t *o = j->obuf + (i - j->c0) * j->nc;
         double *r = j->rbuf + (i - j->c0) * j->nc;
-        mx_pe_fast_row(j->pf, j->pb, j->ac + i * j->K, j->pf->bf16 ? NULL : j->as + i * j->nkb, j->kt, &j->sc, o);
+        mx_pe_fast_row(j->pf, j->pb, j->ac + i * j->K, j->pf->bf16 ? NULL : j->as + i * j->nkb, j->kt, &j->sc[part], o);
         /* FP64 reference: per output the sequential sum over k from 0, as one
          * dot loop per output; 16 outputs at once from a panel of B */
         const float *arow = j->A + i * j->K;
@@ -155,7 +190,6 @@ static void *func_job_run(void *arg)
             for (int c = 0; c < REF_NC && p * REF_NC + c < j->nc; c++) r[p * REF_NC + c] = acc[c];
         }
     }
-    return NULL;
 }
 
 static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt, const uint16_t *ac,
@@ -163,11 +197,6 @@ static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt,
                         long long K, long long kt, const long long *ri, const long long *ci, long long N,
                         uint32_t *out, int threads, mx_stats *s)
 {
-    enum { MAX_THREADS = 64 };
-    if (threads <= 0) {
-        long n = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = n > 0 ? (int)n : 1;
-    }
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (threads > nr) threads = (int)nr;
     if (threads < 1) threads = 1;
@@ -179,52 +208,38 @@ static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt,
     long long chunk = (8ll << 20) / (12 * (nc > 0 ? nc : 1));
     if (chunk < threads) chunk = threads;
     if (chunk > nr) chunk = nr;
-    mx_pe_fast_b pb;
     const long long nref = (nc + REF_NC - 1) / REF_NC;
+    mx_pe_fast_b pb;
     double *Bk = malloc(sizeof *Bk * (size_t)(K * nref * REF_NC) + 1);
     uint32_t *obuf = malloc(sizeof *obuf * (size_t)(chunk * nc) + 1);
     double *rbuf = malloc(sizeof *rbuf * (size_t)(chunk * nc) + 1);
-    func_job jobs[MAX_THREADS];
-    int njobs = 0, rc = -1;
+    func_job *j = calloc(1, sizeof *j);
+    int nsc = 0, rc = -1;
     memset(&pb, 0, sizeof pb);
-    if (!Bk || !obuf || !rbuf || mx_pe_fast_b_prepare(&pf, bc, bs, nc, K, &pb) != 0) goto out;
-    for (long long j = 0; j < nref * REF_NC; j++)
+    if (!Bk || !obuf || !rbuf || !j || mx_pe_fast_b_prepare(&pf, bc, bs, nc, K, &pb) != 0) goto out;
+    for (long long jj = 0; jj < nref * REF_NC; jj++)
         for (long long k = 0; k < K; k++)
-            Bk[(j / REF_NC) * K * REF_NC + k * REF_NC + j % REF_NC] = j < nc ? (double)Bt[j * K + k] : 0.0;
-    for (; njobs < threads; njobs++) {
-        func_job *j = &jobs[njobs];
-        memset(j, 0, sizeof *j);
-        j->pf = &pf; j->pb = &pb; j->A = A; j->Bk = Bk; j->ac = ac; j->as = as;
-        j->K = K; j->nc = nc; j->nkb = nkb; j->kt = kt; j->obuf = obuf; j->rbuf = rbuf;
-        if (mx_pe_fast_scratch_init(&j->sc, K, nkb) != 0) goto out;
-    }
+            Bk[(jj / REF_NC) * K * REF_NC + k * REF_NC + jj % REF_NC] = jj < nc ? (double)Bt[jj * K + k] : 0.0;
+    j->pf = &pf; j->pb = &pb; j->A = A; j->Bk = Bk; j->ac = ac; j->as = as;
+    j->K = K; j->nc = nc; j->nkb = nkb; j->kt = kt; j->obuf = obuf; j->rbuf = rbuf;
+    for (; nsc < threads; nsc++)
+        if (mx_pe_fast_scratch_init(&j->sc[nsc], K, nkb) != 0) goto out;
     double err_sq = 0, ref_sq = 0, max_err = 0;
     for (long long c0 = 0; c0 < nr; c0 += chunk) {
         const long long c1 = nr - c0 < chunk ? nr : c0 + chunk;
-        pthread_t tid[MAX_THREADS];
-        int started[MAX_THREADS];
-        for (int t = 0; t < threads; t++) {
-            func_job *j = &jobs[t];
-            j->c0 = c0;
-            j->r0 = c0 + (c1 - c0) * t / threads;
-            j->r1 = c0 + (c1 - c0) * (t + 1) / threads;
-            started[t] = t > 0 && pthread_create(&tid[t], NULL, func_job_run, j) == 0;
-        }
-        for (int t = 0; t < threads; t++)
-            if (!started[t]) func_job_run(&jobs[t]); /* the caller's share, or a thread that did not start */
-        for (int t = 1; t < threads; t++)
-            if (started[t]) pthread_join(tid[t], NULL);
+        j->c0 = c0;
+        par_for(threads, c1 - c0, 1, func_rows, j);
         for (long long i = c0; i < c1; i++)
-            for (long long j = 0; j < nc; j++) {
-                const uint32_t acc = obuf[(i - c0) * nc + j];
-                const double r = rbuf[(i - c0) * nc + j];
+            for (long long jj = 0; jj < nc; jj++) {
+                const uint32_t acc = obuf[(i - c0) * nc + jj];
+                const double r = rbuf[(i - c0) * nc + jj];
                 float y;
                 memcpy(&y, &acc, sizeof y);
                 double e = (double)y - r;
                 err_sq += e * e;
                 ref_sq += r * r;
                 if (fabs(e) > max_err || isnan(e)) max_err = fabs(e);
-                if (out) out[ri[i] * N + ci[j]] = acc;
+                if (out) out[ri[i] * N + ci[jj]] = acc;
             }
     }
     s->err_sq = err_sq;
@@ -232,9 +247,77 @@ static int func_outputs(const mx_pe_config *pc, const float *A, const float *Bt,
     s->max_abs_err = max_err;
     rc = 0;
 out:
-    for (int t = 0; t < njobs; t++) mx_pe_fast_scratch_free(&jobs[t].sc);
+    if (j)
+        for (int t = 0; t < nsc; t++) mx_pe_fast_scratch_free(&j->sc[t]);
     mx_pe_fast_b_free(&pb);
-    free(Bk); free(obuf); free(rbuf);
+    free(Bk); free(obuf); free(rbuf); free(j);
+    return rc;
+}
+
+/* ---- operand data and quantization, rows split across threads ------------- */
+
+typedef struct {
+    const mx_func_data *d;
+    const long long *idx;       /* ri (A) or ci (B)                            */
+    long long K, N;
+    int op;                     /* 0 A, 1 B                                    */
+    float *x;
+} gen_job;
+
+static void gen_rows(void *ctx, long long lo, long long hi, int part)
+{
+    const gen_job *g = ctx;
+    (void)part;
+    for (long long i = lo; i < hi; i++)
+        for (long long k = 0; k < g->K; k++) {
+            if (g->op == 0)
+                g->x[i * g->K + k] = g->d->a ? g->d->a[g->idx[i] * g->K + k]
+                                             : (float)gauss_at(g->d->seed, 0, (uint64_t)g->idx[i], (uint64_t)k);
+            else
+                g->x[i * g->K + k] = g->d->b ? g->d->b[k * g->N + g->idx[i]]
+                                             : (float)gauss_at(g->d->seed, 1, (uint64_t)k, (uint64_t)g->idx[i]);
+        }
+}
+
+typedef struct {
+    const mx_arch_config *c;
+    const mx_operand_fmt *f;
+    int tr, tc;
+    long long K, nkb;
+    const float *x;
+    uint16_t *codes;
+    uint8_t *scales;
+    int rc[MAX_THREADS];
+    char err[MAX_THREADS][200];
+} quant_job;
+
+static void quant_part(void *ctx, long long lo, long long hi, int part)
+{
+    quant_job *q = ctx;
+    q->rc[part] = quantize_rows(q->c, q->f, q->tr, q->tc, hi - lo, q->K, q->x + lo * q->K, q->codes + lo * q->K,
+                                q->scales + lo * q->nkb, q->err[part], sizeof q->err[part]);
+}
+
+/* quantize_rows over row ranges in parallel: 1-D blocks and per-element
+ * formats are row-local, 2-D tiles are split on whole tile rows, so the
+ * codes and scales are those of one call (stochastic rounding, which carries
+ * a random state along the data, stays in one call). */
+static int quantize_rows_par(const mx_arch_config *c, const mx_operand_fmt *f, int tr, int tc, long long rows,
+                             long long K, long long nkb, const float *x, uint16_t *codes, uint8_t *scales,
+                             int threads, char *err, size_t errlen)
+{
+    if (c->round == MX_ROUND_STOCHASTIC) threads = 1;
+    quant_job *q = calloc(1, sizeof *q);
+    if (!q) return quantize_rows(c, f, tr, tc, rows, K, x, codes, scales, err, errlen);
+    *q = (quant_job){c, f, tr, tc, K, nkb, x, codes, scales, {0}, {{0}}};
+    par_for(threads, rows, f->is_mx && tr > 0 ? tr : 1, quant_part, q);
+    int rc = 0;
+    for (int t = 0; t < MAX_THREADS && !rc; t++)
+        if (q->rc[t]) {
+            rc = q->rc[t];
+            if (err && errlen) snprintf(err, errlen, "%s", q->err[t]);
+        }
+    free(q);
     return rc;
 }
 
@@ -247,6 +330,11 @@ int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_
 int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
                                mx_stats *s, uint32_t *out, int threads, char *err, size_t errlen)
 {
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (mx_arch_gemm_timing(c, g, s, err, errlen) != 0) return -1;
     mx_operand_fmt fa, fb;
     const char *an = g->a_format[0] ? g->a_format : c->a_format;
@@ -317,18 +405,23 @@ int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const 
     uint8_t *as = malloc((size_t)(nr * nkb) + 1), *bs = malloc((size_t)(nc * nkb) + 1);
     int rc = -1;
     if (!A || !Bt || !ac || !bc || !as || !bs) { efail(err, errlen, "%s: out of memory", g->name); goto done; }
-    for (long long i = 0; i < nr; i++)
-        for (long long k = 0; k < K; k++)
-            A[i * K + k] = d->a ? d->a[ri[i] * K + k] : (float)gauss_at(d->seed, 0, (uint64_t)ri[i], (uint64_t)k);
-    for (long long j = 0; j < nc; j++)
-        for (long long k = 0; k < K; k++)
-            Bt[j * K + k] = d->b ? d->b[k * N + ci[j]] : (float)gauss_at(d->seed, 1, (uint64_t)k, (uint64_t)ci[j]);
-    /* A (rows x K) tiles tr x tc; B^T (N x K) tiles are B's tiles transposed */
+    {
+        gen_job ga = {d, ri, K, N, 0, A}, gb = {d, ci, K, N, 1, Bt};
+        par_for(threads, nr, 1, gen_rows, &ga);
+        par_for(threads, nc, 1, gen_rows, &gb);
+    }
+    /* A (rows x K) tiles tr x tc; B^T (N x K) tiles are B's tiles transposed.
+     * BF16 gets tr = 0: quantize_rows reads a non-MX operand's tr as its unit
+     * scale block and fills ceil(K / tr) scales per row, more than the nkb
+     * (block_size) the buffers have when format.tile is set (BF16 has no
+     * scales; they are not read). */
     if (unit_scale) {
-        quantize_rows(c, &fa, (int)kb, 0, nr, K, A, ac, as, err, errlen);
-        quantize_rows(c, &fb, (int)kb, 0, nc, K, Bt, bc, bs, err, errlen);
-    } else if (quantize_rows(c, &fa, c->tile_rows, c->tile_cols, nr, K, A, ac, as, err, errlen) != 0 ||
-               quantize_rows(c, &fb, c->tile_rows ? c->tile_cols : 0, c->tile_rows, nc, K, Bt, bc, bs, err, errlen) != 0)
+        quantize_rows_par(c, &fa, (int)kb, 0, nr, K, nkb, A, ac, as, threads, err, errlen);
+        quantize_rows_par(c, &fb, (int)kb, 0, nc, K, nkb, Bt, bc, bs, threads, err, errlen);
+    } else if (quantize_rows_par(c, &fa, fa.is_mx ? c->tile_rows : 0, c->tile_cols, nr, K, nkb, A, ac, as, threads,
+                                 err, errlen) != 0 ||
+               quantize_rows_par(c, &fb, fb.is_mx && c->tile_rows ? c->tile_cols : 0, c->tile_rows, nc, K, nkb, Bt, bc,
+                                 bs, threads, err, errlen) != 0)
         goto done;
 
     /* MXSF mode pairs from the codes: per k, (#wide A in column k)(#wide B in
