@@ -48,7 +48,11 @@ void mx_pe_fast_init(mx_pe_fast *f, const mx_pe_config *cfg)
     if (f->bf16) return;
     decode_table(cfg->fmt, cfg->fp5_bias, f->sig_a, f->lsb_a, f->spec_a);
     decode_table(cfg->fmt_b, cfg->fp5_bias, f->sig_b, f->lsb_b, f->spec_b);
-    for (int c = 0; c < 256; c++) f->has_special |= f->spec_a[c] | f->spec_b[c];
+    for (int c = 0; c < 256; c++) {
+        f->has_special |= f->spec_a[c] | f->spec_b[c];
+        f->lz_a[c] = f->sig_a[c] ? f->lsb_a[c] : MX_PE_FAST_LZ;
+        f->lz_b[c] = f->sig_b[c] ? f->lsb_b[c] : MX_PE_FAST_LZ;
+    }
     int lmax_a, lmax_b;
     lsb_range(f->sig_a, f->lsb_a, &f->lmin_a, &lmax_a);
     lsb_range(f->sig_b, f->lsb_b, &f->lmin_b, &lmax_b);
@@ -110,13 +114,65 @@ static inline elem dec_bf16(uint32_t c)
     return e;
 }
 
+/* One cycle group of n <= L lanes on the aligned datapath: acc + g, with the
+ * scales *xs_a, *xs_b (NULL for BF16).  One pass for e_max over the non-zero
+ * products (a zero code's lsb is MX_PE_FAST_LZ, so a lane with a zero product
+ * never wins), then lane i contributes trunc(|p_i| * 2^(G - (e_max - e_i)))
+ * with its sign, (|p_i| << G) >> (e_max - e_i) as the aligner does it (exact
+ * within G binades of e_max, truncated below; 0 when e_max - e_i >=
+ * align_width, since |p_i| < 2^16), without branches.  Groups with a NaN/Inf
+ * code or a NaN scale go through mx_pe_dot on the group alone. */
+static float group_aligned(const mx_pe_fast *f, const uint16_t *a, const uint16_t *b, int n,
+                           const uint8_t *xs_a, const uint8_t *xs_b, float acc)
+{
+    const int guard = f->cfg.align_width - MX_PE_PROD_W;
+    const int use_scale = !f->bf16;
+    int32_t p[MX_PE_MAX_LANES], ex[MX_PE_MAX_LANES];
+    uint8_t xa = 127, xb = 127;
+    if (use_scale) { xa = *xs_a; xb = *xs_b; }
+    int special = use_scale && (xa == 0xFF || xb == 0xFF);
+    int emax = 2 * MX_PE_FAST_LZ;
+    if (f->bf16) {
+        for (int i = 0; i < n; i++) {
+            const elem ea = dec_bf16(a[i]), eb = dec_bf16(b[i]);
+            special |= ea.special | eb.special;
+            p[i] = ea.sig * eb.sig;
+            ex[i] = (ea.sig ? ea.lsb : MX_PE_FAST_LZ) + (eb.sig ? eb.lsb : MX_PE_FAST_LZ);
+            emax = ex[i] > emax ? ex[i] : emax;
+        }
+    } else {
+        for (int i = 0; i < n; i++) {
+            const uint32_t ca = a[i] & 0xFF, cb = b[i] & 0xFF;
+            special |= f->spec_a[ca] | f->spec_b[cb];
+            p[i] = f->sig_a[ca] * f->sig_b[cb];
+            ex[i] = f->lz_a[ca] + f->lz_b[cb];
+            emax = ex[i] > emax ? ex[i] : emax;
+        }
+    }
+    if (special) /* NaN/Inf: the unit models */
+        return f32_of(mx_pe_dot(&f->cfg, a, xs_a, b, xs_b, n, bits_of(acc)));
+    if (emax < MX_PE_FAST_LZ / 2) return acc + 0.0f; /* every product is zero: g = +0 */
+    int64_t sum = 0;
+    for (int i = 0; i < n; i++) {
+        const int dd = emax - ex[i]; /* >= 0; |p_i| << G < 2^56, so >> 63 gives 0 */
+        const int64_t sg = p[i] < 0 ? -1 : 0;      /* sign as a mask: no branch */
+        const uint64_t m = (uint64_t)(((int64_t)p[i] ^ sg) - sg);
+        const int64_t v = (int64_t)((m << guard) >> (dd < 63 ? dd : 63));
+        sum += (v ^ sg) - sg;
+    }
+    const int e = emax - guard + (use_scale ? (int)xa + (int)xb - 254 : 0);
+    if (sum > -(1ll << 53) && sum < (1ll << 53)) return acc + group_f32(sum, e);
+    mx_format fp32;
+    mx_format_lookup("fp32", &fp32);
+    return acc + f32_of(mx_accum_group_fp32(&fp32, sum, e));
+}
+
 uint32_t mx_pe_dot_ctx(const mx_pe_fast *f, const uint16_t *a_codes, const uint8_t *a_scales,
                        const uint16_t *b_codes, const uint8_t *b_scales, int k,
                        uint32_t acc_fp32_bits)
 {
     const mx_pe_config *cfg = &f->cfg;
     const int L = cfg->lanes, kb = cfg->block;
-    const int guard = cfg->align_width - MX_PE_PROD_W;
     const int use_scale = !f->bf16;
     if (k <= 0) return acc_fp32_bits;
     float acc = f32_of(acc_fp32_bits);
@@ -124,66 +180,22 @@ uint32_t mx_pe_dot_ctx(const mx_pe_fast *f, const uint16_t *a_codes, const uint8
     if (use_scale)
         for (int i = 0; i < (k + kb - 1) / kb; i++) nan_scale |= a_scales[i] == 0xFF || b_scales[i] == 0xFF;
     if (f->fixed && !nan_scale) {
-        for (int base = 0; base < k; base += L) {
+        /* L divides the block (mx_pe_config_check): a group never straddles two */
+        for (int base = 0, blk = 0, inb = 0; base < k; base += L, inb += L) {
+            if (inb == kb) { blk++; inb = 0; }
             const int n = k - base < L ? k - base : L;
             int64_t t = 0;
             for (int i = 0; i < n; i++) t += (int64_t)f->va[a_codes[base + i] & 0xFF] * f->vb[b_codes[base + i] & 0xFF];
-            const int blk = base / kb;
             const int e = f->lmin_a + f->lmin_b + (int)a_scales[blk] + (int)b_scales[blk] - 254;
             acc += group_f32(t, e);
         }
         return acc_bits(acc);
     }
-    mx_format fp32;
-    int have_fp32 = 0;
-    int32_t p[MX_PE_MAX_LANES], ex[MX_PE_MAX_LANES];
-    for (int base = 0; base < k; base += L) {
+    for (int base = 0, blk = 0, inb = 0; base < k; base += L, inb += L) {
+        if (inb == kb) { blk++; inb = 0; }
         const int n = k - base < L ? k - base : L;
-        uint8_t xa = 127, xb = 127;
-        if (use_scale) { xa = a_scales[base / kb]; xb = b_scales[base / kb]; }
-        int special = use_scale && (xa == 0xFF || xb == 0xFF);
-        int emax = 0, emin = 0, any = 0;
-        for (int i = 0; i < n; i++) {
-            elem ea, eb;
-            if (f->bf16) { ea = dec_bf16(a_codes[base + i]); eb = dec_bf16(b_codes[base + i]); }
-            else {
-                const uint32_t ca = a_codes[base + i] & 0xFF, cb = b_codes[base + i] & 0xFF;
-                ea.sig = f->sig_a[ca]; ea.lsb = f->lsb_a[ca]; ea.special = f->spec_a[ca];
-                eb.sig = f->sig_b[cb]; eb.lsb = f->lsb_b[cb]; eb.special = f->spec_b[cb];
-            }
-            special |= ea.special | eb.special;
-            p[i] = ea.sig * eb.sig;
-            ex[i] = ea.lsb + eb.lsb;
-            if (p[i]) {
-                if (!any) { emax = emin = ex[i]; any = 1; }
-                else { if (ex[i] > emax) emax = ex[i]; if (ex[i] < emin) emin = ex[i]; }
-            }
-        }
-        if (special) { /* NaN/Inf: the unit models, through mx_pe_dot on this group alone */
-            acc = f32_of(mx_pe_dot(cfg, a_codes + base, use_scale ? a_scales + base / kb : NULL, b_codes + base,
-                                   use_scale ? b_scales + base / kb : NULL, n, bits_of(acc)));
-            continue;
-        }
-        int64_t sum = 0;
-        if (emax - emin <= guard) {
-            for (int i = 0; i < n; i++)
-                if (p[i]) sum += (int64_t)p[i] * ((int64_t)1 << (guard - (emax - ex[i])));
-        } else {
-            for (int i = 0; i < n; i++) {
-                const int dd = emax - ex[i];
-                if (!p[i] || dd >= cfg->align_width) continue;
-                uint64_t mag = (uint64_t)(p[i] < 0 ? -p[i] : p[i]);
-                mag = (mag << guard) >> dd;
-                sum += p[i] < 0 ? -(int64_t)mag : (int64_t)mag;
-            }
-        }
-        const int e = emax - guard + (use_scale ? (int)xa + (int)xb - 254 : 0);
-        if (sum > -(1ll << 53) && sum < (1ll << 53)) {
-            acc += group_f32(sum, e);
-        } else {
-            if (!have_fp32) { mx_format_lookup("fp32", &fp32); have_fp32 = 1; }
-            acc += f32_of(mx_accum_group_fp32(&fp32, sum, e));
-        }
+        acc = group_aligned(f, a_codes + base, b_codes + base, n, use_scale ? a_scales + blk : NULL,
+                            use_scale ? b_scales + blk : NULL, acc);
     }
     return acc_bits(acc);
 }

@@ -39,6 +39,8 @@ extern "C" {
 #endif
 
 #define MX_PE_FAST_NC 8 /* columns per B panel */
+#define MX_PE_FAST_LZ (-4096) /* lsb given to zero codes: a product with a zero
+                                 operand has e < LZ/2, a real one e > LZ/2 */
 
 typedef struct {
     mx_pe_config cfg;
@@ -47,6 +49,7 @@ typedef struct {
      * (1 NaN, 2 +Inf, 3 -Inf) */
     int32_t sig_a[256], lsb_a[256], sig_b[256], lsb_b[256];
     uint8_t spec_a[256], spec_b[256];
+    int32_t lz_a[256], lz_b[256]; /* lsb, MX_PE_FAST_LZ for codes with sig 0 */
     int has_special;     /* a table holds a NaN/Inf code                        */
     /* fixed-point path: exact alignment for every code pair */
     int fixed;
