@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -171,51 +172,59 @@ static uint32_t rd_le32(const unsigned char *b)
     return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
 }
 
-int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
-                  mx_shape *shape, float **data, char *err, size_t errlen)
+/* Checks magic and version of the first bytes (len >= 8 needed to decide) and
+ * gives the offset of the header dict and the size of the length field. */
+static int parse_preamble(const unsigned char *buf, size_t len, const char *name, size_t *hoff,
+                          char *err, size_t errlen)
 {
     static const unsigned char magic[6] = {0x93, 'N', 'U', 'M', 'P', 'Y'};
-    *data = NULL;
     if (len < 6 || memcmp(buf, magic, 6) != 0)
         return fail(err, errlen, "%s: not an .npy file (bad magic)", name);
-    if (len < 10) return fail(err, errlen, "%s: truncated .npy header", name);
+    if (len < 8) return fail(err, errlen, "%s: truncated .npy header", name);
     int major = buf[6], minor = buf[7];
     if (!(major >= 1 && major <= 3 && minor == 0))
         return fail(err, errlen, "%s: unsupported .npy version %d.%d (need 1.0, 2.0 or 3.0)", name,
                     major, minor);
-    size_t hoff, hlen;
-    if (major == 1) {
-        hoff = 10;
-        hlen = (size_t)buf[8] | (size_t)buf[9] << 8;
-    } else {
-        if (len < 12) return fail(err, errlen, "%s: truncated .npy header", name);
-        hoff = 12;
-        hlen = rd_le32(buf + 8);
-    }
-    if (hlen > len - hoff) return fail(err, errlen, "%s: truncated .npy header", name);
+    *hoff = major == 1 ? 10 : 12;
+    return 0;
+}
 
-    npy_header h;
-    memset(&h, 0, sizeof h);
-    if (parse_header((const char *)buf + hoff, hlen, name, &h, err, errlen) != 0) return -1;
+/* The header length field (buf holds hoff bytes), bounded by NPY_HEADER_MAX. */
+static int header_length(const unsigned char *buf, size_t hoff, const char *name, size_t *hlen,
+                         char *err, size_t errlen)
+{
+    uint64_t v = hoff == 10 ? ((uint64_t)buf[8] | (uint64_t)buf[9] << 8) : rd_le32(buf + 8);
+    if (v > NPY_HEADER_MAX)
+        return fail(err, errlen, "%s: .npy header length %llu exceeds the %d-byte limit", name,
+                    (unsigned long long)v, NPY_HEADER_MAX);
+    *hlen = (size_t)v;
+    return 0;
+}
 
-    size_t count = 1;
-    for (int i = 0; i < h.shape.ndim; i++) {
-        if (h.shape.dim[i] != 0 && count > SIZE_MAX / 8 / h.shape.dim[i])
+/* Parses the header dict and computes the data size the shape needs. */
+static int parse_dict(const unsigned char *text, size_t hlen, const char *name, npy_header *h,
+                      size_t *count, size_t *need, char *err, size_t errlen)
+{
+    memset(h, 0, sizeof *h);
+    if (parse_header((const char *)text, hlen, name, h, err, errlen) != 0) return -1;
+    size_t n = 1;
+    for (int i = 0; i < h->shape.ndim; i++) {
+        if (h->shape.dim[i] != 0 && n > SIZE_MAX / 8 / h->shape.dim[i])
             return fail(err, errlen, "%s: bad shape: too many elements", name);
-        count *= h.shape.dim[i];
+        n *= h->shape.dim[i];
     }
-    size_t need = count * (size_t)h.itemsize;
-    size_t have = len - hoff - hlen;
-    if (have < need)
-        return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %zu",
-                    name, need, have);
-    if (have > need)
-        return fail(err, errlen, "%s: %zu unexpected bytes after the data", name, have - need);
+    *count = n;
+    *need = n * (size_t)h->itemsize;
+    return 0;
+}
 
+/* Converts count little-endian items of h->itemsize bytes to a malloc'ed float array. */
+static int convert_data(const unsigned char *p, size_t count, const npy_header *h, const char *name,
+                        mx_shape *shape, float **data, char *err, size_t errlen)
+{
     float *out = malloc((count ? count : 1) * sizeof *out);
     if (!out) return fail(err, errlen, "%s: out of memory (%zu elements)", name, count);
-    const unsigned char *p = buf + hoff + hlen;
-    if (h.itemsize == 4) {
+    if (h->itemsize == 4) {
         for (size_t i = 0; i < count; i++) {
             uint32_t b = rd_le32(p + 4 * i);
             memcpy(&out[i], &b, 4);
@@ -228,39 +237,151 @@ int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
             out[i] = (float)d;
         }
     }
-    *shape = h.shape;
+    *shape = h->shape;
     *data = out;
     return 0;
+}
+
+int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
+                  mx_shape *shape, float **data, char *err, size_t errlen)
+{
+    *data = NULL;
+    size_t hoff, hlen, count, need;
+    if (parse_preamble(buf, len, name, &hoff, err, errlen) != 0) return -1;
+    if (len < hoff) return fail(err, errlen, "%s: truncated .npy header", name);
+    if (header_length(buf, hoff, name, &hlen, err, errlen) != 0) return -1;
+    if (hlen > len - hoff) return fail(err, errlen, "%s: truncated .npy header", name);
+    npy_header h;
+    if (parse_dict(buf + hoff, hlen, name, &h, &count, &need, err, errlen) != 0) return -1;
+    size_t have = len - hoff - hlen;
+    if (have < need)
+        return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %zu",
+                    name, need, have);
+    if (have > need)
+        return fail(err, errlen, "%s: %zu unexpected bytes after the data", name, have - need);
+    return convert_data(buf + hoff + hlen, count, &h, name, shape, data, err, errlen);
+}
+
+/* Reads up to n bytes (fewer only at end of file); *got is what was read. */
+static int read_full(int fd, unsigned char *p, size_t n, size_t *got)
+{
+    *got = 0;
+    while (*got < n) {
+        ssize_t r = read(fd, p + *got, n - *got);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        if (r == 0) break;
+        *got += (size_t)r;
+    }
+    return 0;
+}
+
+/* The data of a stream (pipe, FIFO, device): read in growing chunks so that
+ * memory follows what actually arrives, never more than need bytes, then one
+ * byte more to detect data after the end. */
+static int read_stream_data(int fd, size_t need, const char *path, unsigned char **out, char *err,
+                            size_t errlen)
+{
+    size_t cap = need < (1u << 20) ? need : (1u << 20), len = 0;
+    unsigned char *buf = malloc(cap ? cap : 1);
+    if (!buf) return fail(err, errlen, "%s: out of memory", path);
+    while (len < need) {
+        if (len == cap) {
+            size_t ncap = cap > need / 2 ? need : cap * 2;
+            unsigned char *nb = realloc(buf, ncap);
+            if (!nb) { free(buf); return fail(err, errlen, "%s: out of memory (%zu bytes)", path, need); }
+            buf = nb;
+            cap = ncap;
+        }
+        size_t got;
+        if (read_full(fd, buf + len, cap - len, &got) != 0) {
+            int saved = errno;
+            free(buf);
+            return fail(err, errlen, "%s: read error: %s", path, strerror(saved));
+        }
+        len += got;
+        if (got < cap - (len - got)) break; /* end of stream */
+    }
+    if (len < need) {
+        free(buf);
+        return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the stream ended after %zu",
+                    path, need, len);
+    }
+    unsigned char extra;
+    size_t got;
+    if (read_full(fd, &extra, 1, &got) != 0 || got != 0) {
+        free(buf);
+        return fail(err, errlen, "%s: unexpected bytes after the data (the shape needs %zu bytes)", path, need);
+    }
+    *out = buf;
+    return 0;
+}
+
+static int read_fd(int fd, const char *path, mx_shape *shape, float **data, char *err, size_t errlen)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) return fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s: is a directory, not an .npy file", path);
+    const int regular = S_ISREG(st.st_mode);
+    const uint64_t size = regular ? (uint64_t)st.st_size : UINT64_MAX;
+
+    /* Preamble and header, each read only as far as the format allows. */
+    unsigned char pre[12];
+    size_t got, hoff, hlen, count, need;
+    if (read_full(fd, pre, 8, &got) != 0) return fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+    if (parse_preamble(pre, got, path, &hoff, err, errlen) != 0) return -1;
+    if (read_full(fd, pre + 8, hoff - 8, &got) != 0)
+        return fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+    if (got < hoff - 8) return fail(err, errlen, "%s: truncated .npy header", path);
+    if (header_length(pre, hoff, path, &hlen, err, errlen) != 0) return -1;
+    if (hoff + hlen > size) return fail(err, errlen, "%s: truncated .npy header", path);
+    unsigned char *text = malloc(hlen ? hlen : 1);
+    if (!text) return fail(err, errlen, "%s: out of memory", path);
+    if (read_full(fd, text, hlen, &got) != 0) {
+        int saved = errno;
+        free(text);
+        return fail(err, errlen, "%s: read error: %s", path, strerror(saved));
+    }
+    npy_header h;
+    int rc = got < hlen ? fail(err, errlen, "%s: truncated .npy header", path)
+                        : parse_dict(text, hlen, path, &h, &count, &need, err, errlen);
+    free(text);
+    if (rc != 0) return -1;
+
+    /* The data: a regular file's size is checked before anything is allocated. */
+    unsigned char *raw = NULL;
+    if (regular) {
+        uint64_t have = size - hoff - hlen;
+        if (have < need)
+            return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %llu",
+                        path, need, (unsigned long long)have);
+        if (have > need)
+            return fail(err, errlen, "%s: %llu unexpected bytes after the data", path,
+                        (unsigned long long)(have - need));
+        raw = malloc(need ? need : 1);
+        if (!raw) return fail(err, errlen, "%s: out of memory (%zu bytes)", path, need);
+        if (read_full(fd, raw, need, &got) != 0 || got != need) {
+            int saved = errno;
+            free(raw);
+            return fail(err, errlen, "%s: read error: %s", path, got != need ? "file shrank while read" : strerror(saved));
+        }
+    } else if (read_stream_data(fd, need, path, &raw, err, errlen) != 0) {
+        return -1;
+    }
+    rc = convert_data(raw, count, &h, path, shape, data, err, errlen);
+    free(raw);
+    return rc;
 }
 
 int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen)
 {
     *data = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    unsigned char *buf = malloc(cap);
-    if (!buf) { fclose(f); return fail(err, errlen, "%s: out of memory", path); }
-    for (;;) {
-        if (len == cap) {
-            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!nb) { free(buf); fclose(f); return fail(err, errlen, "%s: out of memory", path); }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) break;
-    }
-    int read_error = ferror(f);
-    int saved = errno;
-    fclose(f);
-    if (read_error) {
-        free(buf);
-        return fail(err, errlen, "%s: read error: %s", path, strerror(saved));
-    }
-    int rc = npy_parse_f32(buf, len, path, shape, data, err, errlen);
-    free(buf);
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    int rc = read_fd(fd, path, shape, data, err, errlen);
+    close(fd);
     return rc;
 }
 

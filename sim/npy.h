@@ -32,13 +32,23 @@ typedef enum { NPY_F32 = 0, NPY_U8, NPY_U16, NPY_U32 } npy_dtype;
 
 #define NPY_TMP_PATH_MAX 4096
 
+/* Longest header dict accepted (numpy's own reader refuses headers over 10000
+ * bytes by default; a rank-8 header is about 150).  Bounds what a hostile
+ * header length can make us read. */
+#define NPY_HEADER_MAX 65536
+
 /* Parses an in-memory .npy image.  On success *data is a malloc'ed float array
  * (at least one element allocated even when the shape has none) that the
  * caller frees.  `name` is used in messages.  Returns 0, or -1 with err set. */
 int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
                   mx_shape *shape, float **data, char *err, size_t errlen);
 
-/* Reads a .npy file (as npy_parse_f32). */
+/* Reads a .npy file (as npy_parse_f32), never more than the format allows:
+ * the preamble, a header of at most NPY_HEADER_MAX bytes, then exactly the
+ * data size of the shape.  A regular file's size is checked against the shape
+ * before the data is allocated; a stream (pipe, FIFO, device such as
+ * /dev/zero) is read as the data arrives, and one byte beyond the data is an
+ * error.  A directory is refused. */
 int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen);
 
 /* Writes shape/data of the given dtype to a new temporary file next to `path`

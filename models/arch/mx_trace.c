@@ -92,30 +92,48 @@ static int fail(const trace_ctx *c, const char *column, const char *fmt, ...)
     return -1;
 }
 
-/* Reads one line (without '\n' and a trailing '\r') into a growing buffer.
- * Returns 1 for a line, 0 at end of file, -1 on a read or memory error,
- * -2 if the line holds a NUL byte. */
-static int read_line(FILE *f, char **buf, size_t *cap)
+int mx_line_read(FILE *f, char *buf, size_t cap, int *bad_char)
 {
     size_t len = 0;
-    int ch, nul = 0;
-    while ((ch = fgetc(f)) != EOF) {
-        if (len + 2 > *cap) {
-            size_t ncap = *cap ? *cap * 2 : 256;
-            char *nb = realloc(*buf, ncap);
-            if (!nb) return -1;
-            *buf = nb;
-            *cap = ncap;
-        }
+    int ch, any = 0;
+    if (bad_char) *bad_char = 0;
+    if (cap < 2) return MX_LINE_TOO_LONG;
+    while ((ch = getc(f)) != EOF) {
+        any = 1;
         if (ch == '\n') break;
-        if (ch == '\0') nul = 1;
-        (*buf)[len++] = (char)ch;
+        if (ch == '\0') return MX_LINE_NUL;
+        if (ch == '\r') {
+            /* CR is allowed only as the CR of a CRLF line end */
+            int next = getc(f);
+            if (next == '\n' || next == EOF) { ch = next; break; }
+            ungetc(next, f);
+        }
+        if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+            if (bad_char) *bad_char = ch;
+            return MX_LINE_CONTROL;
+        }
+        if (len + 1 >= cap) return MX_LINE_TOO_LONG;
+        buf[len++] = (char)ch;
     }
-    if (ferror(f)) return -1;
-    if (ch == EOF && len == 0) return 0;
-    if (len > 0 && (*buf)[len - 1] == '\r') len--;
-    (*buf)[len] = '\0';
-    return nul ? -2 : 1;
+    if (ch == EOF && ferror(f)) return MX_LINE_READ_ERROR;
+    buf[len] = '\0';
+    return any ? MX_LINE_OK : MX_LINE_EOF;
+}
+
+void mx_line_error(int code, size_t cap, int bad_char, char *out, size_t outlen)
+{
+    switch (code) {
+    case MX_LINE_TOO_LONG:
+        snprintf(out, outlen, "line longer than %zu characters", cap ? cap - 1 : 0);
+        break;
+    case MX_LINE_NUL: snprintf(out, outlen, "NUL byte in the line (not a text file?)"); break;
+    case MX_LINE_CONTROL:
+        snprintf(out, outlen, "control character 0x%02x in the line%s", (unsigned)bad_char,
+                 bad_char == '\r' ? " (bare CR line ends are not supported; use LF or CRLF)" : "");
+        break;
+    case MX_LINE_READ_ERROR: snprintf(out, outlen, "read error: %s", strerror(errno)); break;
+    default: snprintf(out, outlen, "bad line"); break;
+    }
 }
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
@@ -202,6 +220,38 @@ static int parse_header(const trace_ctx *c, char **fields, int n, int *ncols)
     return 0;
 }
 
+int mx_trace_row_check(const char *name, long long M, long long N, long long K, long long count,
+                       const char **column, char *why, size_t whylen)
+{
+    size_t len = strlen(name);
+    *column = "name";
+    if (len == 0) return snprintf(why, whylen, "empty"), -1;
+    if (len >= MX_TRACE_NAME_MAX)
+        return snprintf(why, whylen, "too long (%zu characters, at most %d)", len, MX_TRACE_NAME_MAX - 1), -1;
+    /* a row starting with '#' would read back as a comment */
+    if (name[0] == '#') return snprintf(why, whylen, "must not start with '#'"), -1;
+    for (const char *p = name; *p; p++)
+        if (*p == ',' || (unsigned char)*p < 0x20 || *p == 0x7f)
+            return snprintf(why, whylen, "must not contain ',' or control characters"), -1;
+    const long long v[4] = {M, N, K, count};
+    static const char *const cols[4] = {"M", "N", "K", "count"};
+    for (int i = 0; i < 4; i++)
+        if (v[i] < 1) {
+            *column = cols[i];
+            return snprintf(why, whylen, "must be positive: %lld", v[i]), -1;
+        }
+    /* M*N*K*count must fit so that MAC counts never overflow. */
+    long long acc = M;
+    for (int i = 1; i < 4; i++) {
+        if (acc > LLONG_MAX / v[i]) {
+            *column = cols[i];
+            return snprintf(why, whylen, "overflow: M*N*K*count exceeds %lld", LLONG_MAX), -1;
+        }
+        acc *= v[i];
+    }
+    return 0;
+}
+
 static int parse_row(const trace_ctx *c, char **fields, int n, int ncols, mx_gemm *g)
 {
     if (n != ncols)
@@ -210,12 +260,6 @@ static int parse_row(const trace_ctx *c, char **fields, int n, int ncols, mx_gem
                                             : "name,M,N,K,phase,count");
     memset(g, 0, sizeof *g);
     g->line = c->line;
-    size_t len = strlen(fields[0]);
-    if (len == 0) return fail(c, "name", "empty");
-    if (len >= MX_TRACE_NAME_MAX)
-        return fail(c, "name", "too long (%zu characters, at most %d)", len,
-                    MX_TRACE_NAME_MAX - 1);
-    memcpy(g->name, fields[0], len + 1);
     if (parse_positive(c, "M", fields[1], &g->M)) return -1;
     if (parse_positive(c, "N", fields[2], &g->N)) return -1;
     if (parse_positive(c, "K", fields[3], &g->K)) return -1;
@@ -223,15 +267,11 @@ static int parse_row(const trace_ctx *c, char **fields, int n, int ncols, mx_gem
         return fail(c, "phase", "unknown phase '%s' (expected fwd, dgrad, wgrad or inf)",
                     fields[4]);
     if (parse_positive(c, "count", fields[5], &g->count)) return -1;
-    /* M*N*K*count must fit so that MAC counts never overflow. */
-    long long acc = g->M;
-    const long long factors[3] = {g->N, g->K, g->count};
-    static const char *const factor_cols[3] = {"N", "K", "count"};
-    for (int i = 0; i < 3; i++) {
-        if (acc > LLONG_MAX / factors[i])
-            return fail(c, factor_cols[i], "overflow: M*N*K*count exceeds %lld", LLONG_MAX);
-        acc *= factors[i];
-    }
+    const char *column;
+    char why[160];
+    if (mx_trace_row_check(fields[0], g->M, g->N, g->K, g->count, &column, why, sizeof why))
+        return fail(c, column, "%s", why);
+    memcpy(g->name, fields[0], strlen(fields[0]) + 1);
     if (ncols == TRACE_MAX_COLS) {
         if (check_format(c, "a_format", fields[6], g->a_format)) return -1;
         if (check_format(c, "b_format", fields[7], g->b_format)) return -1;
@@ -251,16 +291,21 @@ int mx_trace_load(const char *path, mx_trace *t, char *err, size_t errlen)
     FILE *f = fopen(path, "rb");
     if (!f) return fail(&c, NULL, "cannot open: %s", strerror(errno));
 
-    char *buf = NULL;
-    size_t cap = 0, rows_cap = 0;
-    int ncols = 0, rc = 0, r;
+    char *buf = malloc(MX_TRACE_LINE_MAX);
+    size_t rows_cap = 0;
+    int ncols = 0, rc = 0, r, bad_char;
     char *fields[TRACE_MAX_COLS];
+    if (!buf) { fclose(f); return fail(&c, NULL, "out of memory"); }
 
-    while ((r = read_line(f, &buf, &cap)) != 0) {
+    while ((r = mx_line_read(f, buf, MX_TRACE_LINE_MAX, &bad_char)) != MX_LINE_EOF) {
         if (c.line == INT_MAX) { rc = fail(&c, NULL, "too many lines"); break; }
         c.line++;
-        if (r == -1) { rc = fail(&c, NULL, "read error: %s", strerror(errno)); break; }
-        if (r == -2) { rc = fail(&c, NULL, "contains a NUL byte"); break; }
+        if (r != MX_LINE_OK) {
+            char why[160];
+            mx_line_error(r, MX_TRACE_LINE_MAX, bad_char, why, sizeof why);
+            rc = fail(&c, NULL, "%s", why);
+            break;
+        }
         char *s = trim(buf);
         if (*s == '\0' || *s == '#') continue;
         int n = split(s, fields, TRACE_MAX_COLS); /* n may exceed TRACE_MAX_COLS */

@@ -20,6 +20,7 @@
 #define MX_TRACE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,6 +67,39 @@ const char *mx_phase_name(mx_phase phase);
 
 /* Parse a phase name; returns 0 and sets *phase, or -1 if unknown. */
 int mx_phase_parse(const char *s, mx_phase *phase);
+
+/*
+ * One bounded line of a text input (GEMM traces, DRAM request traces,
+ * SCALE-Sim topologies): reads up to '\n' into buf (cap bytes, NUL-terminated,
+ * without the '\n' and a CR of a CRLF end).  Reading stops at the first byte
+ * that makes the line bad, so an endless stream (/dev/zero, a line without
+ * end) costs at most cap bytes.  Returns MX_LINE_OK, MX_LINE_EOF (nothing
+ * read), or an error: MX_LINE_TOO_LONG (more than cap - 1 characters),
+ * MX_LINE_NUL (a NUL byte: not a text file), MX_LINE_CONTROL (another control
+ * character than TAB, e.g. a bare CR of old Mac line ends; *bad_char says
+ * which), MX_LINE_READ_ERROR (errno set).
+ */
+#define MX_LINE_OK 1
+#define MX_LINE_EOF 0
+#define MX_LINE_READ_ERROR (-1)
+#define MX_LINE_NUL (-2)
+#define MX_LINE_TOO_LONG (-3)
+#define MX_LINE_CONTROL (-4)
+#define MX_TRACE_LINE_MAX 4096 /* incl. the NUL: longer GEMM trace lines are refused */
+int mx_line_read(FILE *f, char *buf, size_t cap, int *bad_char);
+
+/* Describes an mx_line_read error code in words ("line longer than 4095
+ * characters", "NUL byte (not a text file)", "control character 0x0d (bare CR
+ * line ends are not supported)", ...) into out. */
+void mx_line_error(int code, size_t cap, int bad_char, char *out, size_t outlen);
+
+/* The checks of one trace row beyond its syntax, shared with the importers
+ * (so a row they write is one `mxsim run` accepts): name 1..MX_TRACE_NAME_MAX-1
+ * characters, not starting with '#', no ',' or control characters; M, N, K,
+ * count >= 1 and M*N*K*count within a long long.  0, or -1 with the column
+ * at fault in *column and the problem in why. */
+int mx_trace_row_check(const char *name, long long M, long long N, long long K, long long count,
+                       const char **column, char *why, size_t whylen);
 
 /* MACs of one row: M*N*K*count.  Rows are limited at load time so that this
  * fits in a long long. */
