@@ -6,6 +6,7 @@
 #         stops at the first finding.
 #   fuzz: fuzzes each NAME SECONDS in fork mode, keeping FUZZ_DIR/corpus/NAME
 #         and going on after findings (-ignore_crashes/timeouts/ooms).
+#         (coverage figures of fork mode count differently from test mode's)
 # Both: JOBS harnesses at a time; a finding is a crash (ASan/UBSan report or a
 # harness check), a timeout (> 1 s for one input), a leak or an OOM (> 2 GB);
 # findings are left in FUZZ_DIR/artifacts/NAME/.  Exit 1 if any.
@@ -34,7 +35,7 @@ max_len() {
 first_lines() {
     grep -m2 -E '^fuzz_[a-z_]+: ' "$1" | sed 's/^/    /'
     grep -m1 -A30 -E '==ERROR|runtime error|ALARM: working on the last Unit|out-of-memory|deadly signal|LeakSanitizer' "$1" |
-        grep -v -E '^(MS:|base64:|artifact_prefix|Test unit written|NOTE:|SUMMARY: libFuzzer)|fuzzer::|in main |libc\.so|in abort |in raise |pthread_kill|__sanitizer_print_stack_trace|^ *$' |
+        grep -v -E '^(MS:|base64:|artifact_prefix|Test unit written|NOTE:|SUMMARY: libFuzzer)|fuzzer::|in main |libc\.so|libc_start|in _start |Combine libFuzzer|in abort |in raise |pthread_kill|__sanitizer_print_stack_trace|^ *$' |
         sed -E 's/ \(BuildId: [0-9a-f]+\)//; s/^/    /' | head -12
 }
 
@@ -58,8 +59,9 @@ run_one() { # NAME
     work=$FD/corpus/$name art=$FD/artifacts/$name log=$FD/logs/$name.log
     dict=""
     [ -f "$SRC/$name.dict" ] && dict="-dict=$SRC/$name.dict"
+    rm -rf "$art" # this run's findings only
     if [ "$MODE" = test ]; then
-        rm -rf "$work" "$art"
+        rm -rf "$work"
         extra="-seed=1"
     else
         extra="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
