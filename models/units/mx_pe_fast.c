@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static inline double pow2d(int e);
+
 /* ---- tables ----------------------------------------------------------------- */
 
 static void decode_table(mx_pe_fmt fmt, int b5, int32_t *sig, int32_t *lsb, uint8_t *spec)
@@ -40,12 +42,19 @@ static void lsb_range(const int32_t *sig, const int32_t *lsb, int *lmin, int *lm
     *lmax = hi;
 }
 
+static int ceil_log2(int x) { int b = 0; while ((1 << b) < x) b++; return b; }
+
 void mx_pe_fast_init(mx_pe_fast *f, const mx_pe_config *cfg)
 {
     memset(f, 0, sizeof *f);
     f->cfg = *cfg;
     f->bf16 = cfg->fmt == MX_PE_BF16;
-    if (f->bf16) return;
+    /* double panels: a group is summed exactly in double when its product
+     * exponents span <= dlim: <= G (no truncation) and <= 53 - 16 - log2 L
+     * (the sum's bits fit a double's significand) */
+    f->dlim = cfg->align_width - MX_PE_PROD_W;
+    if (f->dlim > 53 - MX_PE_PROD_W - ceil_log2(cfg->lanes)) f->dlim = 53 - MX_PE_PROD_W - ceil_log2(cfg->lanes);
+    if (f->bf16) { f->dpanel = 1; return; }
     decode_table(cfg->fmt, cfg->fp5_bias, f->sig_a, f->lsb_a, f->spec_a);
     decode_table(cfg->fmt_b, cfg->fp5_bias, f->sig_b, f->lsb_b, f->spec_b);
     for (int c = 0; c < 256; c++) {
@@ -58,9 +67,17 @@ void mx_pe_fast_init(mx_pe_fast *f, const mx_pe_config *cfg)
     lsb_range(f->sig_b, f->lsb_b, &f->lmin_b, &lmax_b);
     const int span_a = lmax_a - f->lmin_a, span_b = lmax_b - f->lmin_b;
     const int guard = cfg->align_width - MX_PE_PROD_W;
+    for (int c = 0; c < 256; c++) {
+        f->da[c] = f->spec_a[c] ? 0.0 : (double)f->sig_a[c] * pow2d(f->lsb_a[c]);
+        f->db[c] = f->spec_b[c] ? 0.0 : (double)f->sig_b[c] * pow2d(f->lsb_b[c]);
+        f->ax[c] = (int16_t)f->lz_a[c];
+        f->bx[c] = (int16_t)f->lz_b[c];
+        f->an[c] = (int16_t)(f->sig_a[c] ? f->lsb_a[c] : -MX_PE_FAST_LZ);
+        f->bn[c] = (int16_t)(f->sig_b[c] ? f->lsb_b[c] : -MX_PE_FAST_LZ);
+    }
     /* the same condition as mx_pe_dot's fixed-point path */
     f->fixed = !f->has_special && span_a + span_b <= guard && span_a <= 20 && span_b <= 20;
-    if (!f->fixed) return;
+    if (!f->fixed) { f->dpanel = 1; return; }
     long long ma = 0, mb = 0;
     for (int c = 0; c < 256; c++) {
         f->va[c] = f->sig_a[c] * (1 << (f->lsb_a[c] - f->lmin_a));
@@ -71,6 +88,7 @@ void mx_pe_fast_init(mx_pe_fast *f, const mx_pe_config *cfg)
         if (xb > mb) mb = xb;
     }
     f->panel = ma <= 32767 && mb <= 32767 && (long long)cfg->lanes * ma * mb < (1ll << 31);
+    f->dpanel = !f->panel;
     if (f->panel)
         for (int c = 0; c < 256; c++) { f->va16[c] = (int16_t)f->va[c]; f->vb16[c] = (int16_t)f->vb[c]; }
 }
@@ -207,7 +225,60 @@ void mx_pe_fast_b_free(mx_pe_fast_b *pb)
     free(pb->val);
     free(pb->fac);
     free(pb->nan_col);
+    free(pb->dval);
+    free(pb->ex);
+    free(pb->en);
     memset(pb, 0, sizeof *pb);
+}
+
+/* Double panels of B: per panel K x 8 element values sig * 2^lsb (exact
+ * doubles; 0 for NaN/Inf codes), lsb with zero codes at -+4096 for the
+ * e_max / e_min of a group, per block 8 factors 2^(xb - 127) (1 for BF16);
+ * nan_col marks columns with a NaN scale or a NaN/Inf code (scalar path). */
+static int dpanel_prepare(const mx_pe_fast *f, mx_pe_fast_b *pb)
+{
+    const int NC = MX_PE_FAST_NC;
+    const long long nc = pb->nc, K = pb->K, nkb = pb->nkb, np = (nc + NC - 1) / NC;
+    pb->dval = malloc(sizeof *pb->dval * (size_t)(np * K * NC));
+    pb->ex = malloc(sizeof *pb->ex * (size_t)(np * K * NC));
+    pb->en = malloc(sizeof *pb->en * (size_t)(np * K * NC));
+    pb->fac = malloc(sizeof *pb->fac * (size_t)(np * nkb * NC));
+    pb->nan_col = calloc((size_t)nc + 1, 1);
+    if (!pb->dval || !pb->ex || !pb->en || !pb->fac || !pb->nan_col) { mx_pe_fast_b_free(pb); return -1; }
+    for (long long p = 0; p < np; p++)
+        for (int c = 0; c < NC; c++) {
+            const long long j = p * NC + c, o = p * K * NC + c;
+            double *fc = pb->fac + p * nkb * NC + c;
+            for (long long b = 0; b < nkb; b++) fc[b * NC] = 1.0;
+            if (j >= nc) { /* padding columns: zeros */
+                for (long long kk = 0; kk < K; kk++) {
+                    pb->dval[o + kk * NC] = 0.0;
+                    pb->ex[o + kk * NC] = MX_PE_FAST_LZ;
+                    pb->en[o + kk * NC] = -MX_PE_FAST_LZ;
+                }
+                continue;
+            }
+            const uint16_t *bc = pb->codes + j * K;
+            int bad = 0;
+            for (long long kk = 0; kk < K; kk++) {
+                elem e;
+                if (f->bf16) e = dec_bf16(bc[kk]);
+                else { const uint32_t cb = bc[kk] & 0xFF; e.sig = f->sig_b[cb]; e.lsb = f->lsb_b[cb]; e.special = f->spec_b[cb]; }
+                bad |= e.special;
+                pb->dval[o + kk * NC] = e.special ? 0.0 : (double)e.sig * pow2d(e.lsb);
+                pb->ex[o + kk * NC] = (int16_t)(e.sig ? e.lsb : MX_PE_FAST_LZ);
+                pb->en[o + kk * NC] = (int16_t)(e.sig ? e.lsb : -MX_PE_FAST_LZ);
+            }
+            if (!f->bf16) {
+                const uint8_t *bs = pb->scales + j * nkb;
+                for (long long b = 0; b < nkb; b++) {
+                    bad |= bs[b] == 0xFF;
+                    fc[b * NC] = pow2d((int)bs[b] - 127);
+                }
+            }
+            pb->nan_col[j] = (uint8_t)(bad != 0);
+        }
+    return 0;
 }
 
 int mx_pe_fast_b_prepare(const mx_pe_fast *f, const uint16_t *b_codes, const uint8_t *b_scales,
@@ -221,6 +292,7 @@ int mx_pe_fast_b_prepare(const mx_pe_fast *f, const uint16_t *b_codes, const uin
     pb->nkb = (K + pb->kb - 1) / pb->kb;
     pb->codes = b_codes;
     pb->scales = b_scales;
+    if (f->dpanel) return dpanel_prepare(f, pb);
     if (!f->panel) return 0;
     const long long np = (nc + NC - 1) / NC;
     pb->val = malloc(sizeof *pb->val * (size_t)(np * K * NC));
@@ -253,7 +325,10 @@ int mx_pe_fast_scratch_init(mx_pe_fast_scratch *s, long long K, long long nkb)
     s->K = K;
     s->va = malloc(sizeof *s->va * (size_t)(K + 1));
     s->fa = malloc(sizeof *s->fa * (size_t)(nkb + 1));
-    if (!s->va || !s->fa) { mx_pe_fast_scratch_free(s); return -1; }
+    s->da = malloc(sizeof *s->da * (size_t)(K + 1));
+    s->ax = malloc(sizeof *s->ax * (size_t)(K + 1));
+    s->an = malloc(sizeof *s->an * (size_t)(K + 1));
+    if (!s->va || !s->fa || !s->da || !s->ax || !s->an) { mx_pe_fast_scratch_free(s); return -1; }
     return 0;
 }
 
@@ -261,8 +336,14 @@ void mx_pe_fast_scratch_free(mx_pe_fast_scratch *s)
 {
     free(s->va);
     free(s->fa);
+    free(s->da);
+    free(s->ax);
+    free(s->an);
     s->va = NULL;
     s->fa = NULL;
+    s->da = NULL;
+    s->ax = NULL;
+    s->an = NULL;
 }
 
 /* One row against one panel of 8 columns over all of K (K tiles chained):
@@ -294,6 +375,59 @@ static void panel_row(const int16_t *va, const double *fa, const int16_t *vp, co
     for (int c = 0; c < NC; c++) acc[c] = a8[c];
 }
 
+/* One row against one double panel of 8 columns over all of K (K tiles
+ * chained).  Per cycle group and column: the exact sum of the products in
+ * double, e_max and e_min of the non-zero products; when e_max - e_min <=
+ * dlim (or every product is zero) the aligner is exact and the sum is the
+ * group's value: acc += RNE_fp32(sum * 2^(xa - 127) * 2^(xb - 127)) (both
+ * factors exact); otherwise that column's group goes through group_aligned. */
+static void dpanel_row(const mx_pe_fast *f, const mx_pe_fast_b *pb, long long p, const mx_pe_fast_scratch *s,
+                       const uint16_t *a_codes, const uint8_t *a_scales, long long kt, float *acc)
+{
+    enum { NC = MX_PE_FAST_NC };
+    const long long K = pb->K, kb = pb->kb, nkb = pb->nkb, nc = pb->nc;
+    const int L = f->cfg.lanes, lim = f->dlim;
+    const double *vb = pb->dval + p * K * NC, *fb = pb->fac + p * nkb * NC;
+    const int16_t *bx = pb->ex + p * K * NC, *bn = pb->en + p * K * NC;
+    float a8[NC];
+    for (int c = 0; c < NC; c++) a8[c] = 0.0f;
+    for (long long k0 = 0; k0 < K; k0 += kt) {
+        const long long kend = K - k0 < kt ? K : k0 + kt;
+        for (long long base = k0; base < kend; base += L) {
+            const int n = kend - base < L ? (int)(kend - base) : L;
+            double sm[NC];
+            int16_t mx[NC], mn[NC];
+            for (int c = 0; c < NC; c++) { sm[c] = 0.0; mx[c] = 2 * MX_PE_FAST_LZ; mn[c] = -2 * MX_PE_FAST_LZ; }
+            for (int l = 0; l < n; l++) {
+                const double a = s->da[base + l];
+                const int16_t ax = s->ax[base + l], an = s->an[base + l];
+                const double *bv = vb + (base + l) * NC;
+                const int16_t *bxx = bx + (base + l) * NC, *bnn = bn + (base + l) * NC;
+                for (int c = 0; c < NC; c++) {
+                    sm[c] += a * bv[c];
+                    const int16_t e1 = (int16_t)(ax + bxx[c]), e2 = (int16_t)(an + bnn[c]);
+                    mx[c] = e1 > mx[c] ? e1 : mx[c];
+                    mn[c] = e2 < mn[c] ? e2 : mn[c];
+                }
+            }
+            const long long blk = k0 / kb + (base - k0) / kb;
+            const double x = s->fa[blk];
+            const double *y = fb + blk * NC;
+            for (int c = 0; c < NC; c++) {
+                if (mx[c] - mn[c] <= lim || mx[c] < MX_PE_FAST_LZ / 2) {
+                    a8[c] += (float)(sm[c] * x * y[c]);
+                } else if (p * NC + c < nc) {
+                    const long long j = p * NC + c;
+                    a8[c] = group_aligned(f, a_codes + base, pb->codes + j * K + base, n,
+                                          f->bf16 ? NULL : a_scales + blk, f->bf16 ? NULL : pb->scales + j * nkb + blk,
+                                          a8[c]);
+                }
+            }
+        }
+    }
+    for (int c = 0; c < NC; c++) acc[c] = a8[c];
+}
+
 void mx_pe_fast_row(const mx_pe_fast *f, const mx_pe_fast_b *pb, const uint16_t *a_codes,
                     const uint8_t *a_scales, long long kt, mx_pe_fast_scratch *s, uint32_t *out)
 {
@@ -307,6 +441,31 @@ void mx_pe_fast_row(const mx_pe_fast *f, const mx_pe_fast_b *pb, const uint16_t 
             s->fa[b] = pow2d((int)a_scales[b] - 127 + f->lmin_a);
         }
     }
+    if (f->dpanel) {
+        if (!f->bf16)
+            for (long long b = 0; b < nkb; b++) {
+                row_nan |= a_scales[b] == 0xFF;
+                s->fa[b] = pow2d((int)a_scales[b] - 127);
+            }
+        else s->fa[0] = 1.0;
+        for (long long kk = 0; kk < K; kk++) {
+            elem e;
+            if (f->bf16) e = dec_bf16(a_codes[kk]);
+            else { const uint32_t ca = a_codes[kk] & 0xFF; e.sig = f->sig_a[ca]; e.lsb = f->lsb_a[ca]; e.special = f->spec_a[ca]; }
+            row_nan |= e.special;
+            s->da[kk] = e.special ? 0.0 : (double)e.sig * pow2d(e.lsb);
+            s->ax[kk] = (int16_t)(e.sig ? e.lsb : MX_PE_FAST_LZ);
+            s->an[kk] = (int16_t)(e.sig ? e.lsb : -MX_PE_FAST_LZ);
+        }
+        if (!row_nan) {
+            float acc[MX_PE_FAST_NC];
+            for (long long p = 0; p * NC < nc; p++) {
+                dpanel_row(f, pb, p, s, a_codes, a_scales, kt, acc);
+                for (int c = 0; c < NC && p * NC + c < nc; c++) out[p * NC + c] = acc_bits(acc[c]);
+            }
+        }
+    }
+    const int vec = (f->panel || f->dpanel) && !row_nan; /* the panels computed this row */
     if (f->panel && !row_nan) {
         for (long long kk = 0; kk < K; kk++) s->va[kk] = f->va16[a_codes[kk] & 0xFF];
         float acc[MX_PE_FAST_NC];
@@ -317,7 +476,7 @@ void mx_pe_fast_row(const mx_pe_fast *f, const mx_pe_fast_b *pb, const uint16_t 
     }
     /* everything else, and the columns with a NaN scale: one dot per K tile */
     for (long long j = 0; j < nc; j++) {
-        if (f->panel && !row_nan && !pb->nan_col[j]) continue;
+        if (vec && !pb->nan_col[j]) continue;
         const uint16_t *bc = pb->codes + j * K;
         const uint8_t *bs = f->bf16 ? NULL : pb->scales + j * nkb;
         uint32_t acc = 0;

@@ -58,6 +58,13 @@ typedef struct {
     /* panel path: fixed, |v| <= 32767 and L * max|va| * max|vb| < 2^31 */
     int panel;
     int16_t va16[256], vb16[256];
+    /* double-panel path (every format the int16 panels do not take): element
+     * values sig * 2^lsb as exact doubles, lsb with zero codes at -4096 (ax,
+     * bx: for e_max) and +4096 (an, bn: for e_min); exact when a group's
+     * product exponents span <= dlim */
+    int dpanel, dlim;
+    double da[256], db[256];
+    int16_t ax[256], an[256], bx[256], bn[256];
 } mx_pe_fast;
 
 /* Prepares the tables; cfg must pass mx_pe_config_check(). */
@@ -77,7 +84,10 @@ typedef struct {
     const uint8_t *scales;
     int16_t *val;        /* ceil(nc/8) panels of K x 8 values (panel path)     */
     double *fac;         /* per panel and block, 8 factors 2^(xb - 127 + lmin_b) */
-    uint8_t *nan_col;    /* per column: some scale is 0xFF                     */
+    uint8_t *nan_col;    /* per column: some scale is 0xFF (double panels: or a
+                            NaN/Inf code): that column takes the scalar path   */
+    double *dval;        /* double panels: K x 8 element values per panel      */
+    int16_t *ex, *en;    /* double panels: lsb, zero codes at -4096 / +4096    */
 } mx_pe_fast_b;
 
 /* 0, or -1 when out of memory. */
@@ -90,6 +100,8 @@ typedef struct {
     long long K;
     int16_t *va;
     double *fa;
+    double *da;          /* double panels: the row's element values and lsbs   */
+    int16_t *ax, *an;
 } mx_pe_fast_scratch;
 int mx_pe_fast_scratch_init(mx_pe_fast_scratch *s, long long K, long long nkb);
 void mx_pe_fast_scratch_free(mx_pe_fast_scratch *s);
