@@ -8,6 +8,7 @@
  * per-tensor scale (max/amax, mx_scaled).  Each distribution has its own RNG
  * stream derived from --seed, so adding a format never changes the data.
  */
+#include "config_yaml.h"
 #include "mxsim_cmd.h"
 
 #include "formats/mx_bdr.h"
@@ -52,12 +53,13 @@ typedef struct {
 
 static int qsnr_fail(const char *fmt, ...)
 {
+    /* one line, control characters of echoed names escaped (mx_print_error) */
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("mxsim qsnr: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    mx_print_error("mxsim qsnr", "%s", msg);
     return 2;
 }
 
@@ -215,6 +217,8 @@ int mxsim_cmd_qsnr(int argc, char **argv)
             if (nf == QSNR_MAX_FORMATS) return qsnr_fail("--formats: more than %d formats", QSNR_MAX_FORMATS);
             memcpy(name, p, len);
             name[len] = '\0';
+            const char *exmy = mx_format_exmy_problem(strchr(name, '/') ? "" : name);
+            if (exmy) return qsnr_fail("--formats: '%s' is not a format: %s", name, exmy);
             if (parse_format(name, &fmts[nf]) != 0)
                 return qsnr_fail("--formats: unknown format '%s' (see mxsim quant --help; NAME/tensor for "
                                  "per-tensor scaling)", name);

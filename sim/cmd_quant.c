@@ -14,6 +14,7 @@
  * and no output file is created (outputs are written to temporary files and
  * renamed into place only once all of them are written).
  */
+#include "config_yaml.h"
 #include "mxsim_cmd.h"
 #include "npy.h"
 
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef enum { QK_ELEMENT, QK_MX, QK_BDR, QK_SCALED } quant_kind;
 
@@ -61,7 +63,7 @@ static void quant_usage(FILE *out)
         "             mxfp8_e2m5 mxsf        (E8M0 scale per block or tile)\n"
         "  BDR:       mx9 mx6 mx4            (16-element blocks, 2-element microexponents)\n"
         "  element:   fp32 bf16 fp16 fp8_e5m2 fp8_e4m3 fp8_e3m4 fp8_e2m5 fp6_e3m2\n"
-        "             fp6_e2m3 fp4_e2m1 int8 e8m0 and any eXmY (1+X+Y <= 16, X <= 8):\n"
+        "             fp6_e2m3 fp4_e2m1 int8 e8m0 and any eXmY (1+X+Y <= 16, X <= 7):\n"
         "             per-element conversion, no scale, unless --per-tensor/--per-channel\n"
         "\n"
         "options:\n"
@@ -88,12 +90,13 @@ static void quant_usage(FILE *out)
 
 static int quant_fail(const char *fmt, ...)
 {
+    /* one line, control characters of echoed names escaped (mx_print_error) */
+    char msg[2048];
     va_list ap;
     va_start(ap, fmt);
-    fputs("mxsim quant: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    mx_print_error("mxsim quant", "%s", msg);
     return 2;
 }
 
@@ -221,12 +224,72 @@ static int parse_quant_args(int argc, char **argv, quant_args *a)
     a->in = pos[0];
     a->out = pos[1];
     if (a->per_tensor && a->per_channel) return quant_fail("--per-tensor and --per-channel exclude each other");
-    if ((a->codes_path && !strcmp(a->codes_path, a->out)) ||
-        (a->scales_path && !strcmp(a->scales_path, a->out)) ||
-        (a->codes_path && a->scales_path && !strcmp(a->codes_path, a->scales_path)))
-        return quant_fail("OUT.npy, --codes and --scales must be different files");
-    if ((a->codes_path && !strcmp(a->codes_path, a->in)) || (a->scales_path && !strcmp(a->scales_path, a->in)))
-        return quant_fail("--codes/--scales must not overwrite the input %s", a->in);
+    return 0;
+}
+
+/* Identity of a path for alias checks: the file it names (st_dev/st_ino, so
+ * hard links, symlinks and other spellings of one file match) and, for a path
+ * that does not exist yet, its directory entry (directory st_dev/st_ino +
+ * last component), since two spellings of one new file would be renamed onto
+ * the same entry. */
+typedef struct {
+    int   exists, dir_ok;
+    dev_t dev, dir_dev;
+    ino_t ino, dir_ino;
+    char  base[256];
+} path_id;
+
+static void path_identify(const char *path, path_id *id)
+{
+    struct stat st;
+    memset(id, 0, sizeof *id);
+    if (stat(path, &st) == 0) {
+        id->exists = 1;
+        id->dev = st.st_dev;
+        id->ino = st.st_ino;
+    }
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[NPY_TMP_PATH_MAX];
+    size_t dlen = slash ? (size_t)(slash - path) : 0;
+    if (strlen(base) >= sizeof id->base || dlen >= sizeof dir) return;
+    if (slash) {
+        memcpy(dir, path, dlen);
+        dir[dlen] = '\0';
+        if (dlen == 0) strcpy(dir, "/");
+    } else {
+        strcpy(dir, ".");
+    }
+    if (stat(dir, &st) == 0) {
+        id->dir_ok = 1;
+        id->dir_dev = st.st_dev;
+        id->dir_ino = st.st_ino;
+        strcpy(id->base, base);
+    }
+}
+
+static int path_same(const path_id *a, const path_id *b)
+{
+    if (a->exists && b->exists && a->dev == b->dev && a->ino == b->ino) return 1;
+    return a->dir_ok && b->dir_ok && a->dir_dev == b->dir_dev && a->dir_ino == b->dir_ino &&
+           strcmp(a->base, b->base) == 0;
+}
+
+/* Refuses any two of IN, OUT, --codes, --scales that name one file: an output
+ * would overwrite the input or another output (checked before reading). */
+static int check_aliases(const quant_args *a)
+{
+    const char *role[4] = {"IN.npy", "OUT.npy", "--codes", "--scales"};
+    const char *path[4] = {a->in, a->out, a->codes_path, a->scales_path};
+    path_id id[4];
+    for (int i = 0; i < 4; i++)
+        if (path[i]) path_identify(path[i], &id[i]);
+    for (int i = 0; i < 4; i++)
+        for (int j = i + 1; j < 4; j++)
+            if (path[i] && path[j] && (!strcmp(path[i], path[j]) || path_same(&id[i], &id[j])))
+                return quant_fail("%s '%s' and %s '%s' are the same file (an output would overwrite %s)",
+                                  role[i], path[i], role[j], path[j],
+                                  i == 0 ? "the input" : "another output");
     return 0;
 }
 
@@ -307,6 +370,7 @@ int mxsim_cmd_quant(int argc, char **argv)
     int rc = parse_quant_args(argc, argv, &a);
     if (rc == 1) { quant_usage(stdout); return 0; }
     if (rc) return rc;
+    if (check_aliases(&a) != 0) return 2;
 
     /* Resolve the format and reject options that do not apply to its kind. */
     quant_kind kind;
@@ -316,6 +380,8 @@ int mxsim_cmd_quant(int argc, char **argv)
     if (mx_block_format_lookup(a.format, &elem) == 0) kind = QK_MX;
     else if (mx_bdr_lookup(a.format, &bdr) == 0) kind = QK_BDR;
     else if (mx_format_lookup(a.format, &elem) == 0) kind = (a.per_tensor || a.per_channel) ? QK_SCALED : QK_ELEMENT;
+    else if (mx_format_exmy_problem(a.format))
+        return quant_fail("--format: '%s' is not a format: %s", a.format, mx_format_exmy_problem(a.format));
     else return quant_fail("--format: unknown format '%s' (see mxsim quant --help)", a.format);
 
     if (a.fp5_set) {

@@ -199,6 +199,8 @@ static int check_format(const trace_ctx *c, const char *col, const char *s, char
             if (parse_positive(&quiet, col, s + 6, &b) == 0 && b <= INT_MAX)
                 ok = mx_format_mxsf((int)b, &f) == 0;
         }
+        if (!ok && mx_format_exmy_problem(s))
+            return fail(c, col, "'%s' is not a format: %s", s, mx_format_exmy_problem(s));
         if (!ok) return fail(c, col, "unknown element format '%s'", s);
     }
     memcpy(dst, s, strlen(s) + 1);

@@ -94,6 +94,11 @@ typedef struct mx_format {
  * the name is unknown. */
 int mx_format_lookup(const char *name, mx_format *out);
 
+/* For a name of the shape e<digits>m<digits> that is not a format (widths out
+ * of range, leading zeros): why, in words, for an error message.  NULL for
+ * any other name (valid eXmY or not eXmY-shaped). */
+const char *mx_format_exmy_problem(const char *name);
+
 /* MXSF with a non-default FP5 bias.  Returns -1 if b5 is outside
  * [MX_MXSF_FP5_BIAS_MIN, MX_MXSF_FP5_BIAS_MAX]. */
 int mx_format_mxsf(int fp5_bias, mx_format *out);

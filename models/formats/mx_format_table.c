@@ -110,20 +110,45 @@ int mx_format_at(int i, mx_format *out)
     return 0;
 }
 
+/* Reads the decimal width at *p (digits only, at most 2 digits, no leading
+ * zero: "e05m2" would name e5m2 under another spelling) and advances p.
+ * Returns the width, -1 if there are no digits, -2 if it is not canonical or
+ * out of any possible range (so no integer can overflow). */
+static int exmy_width(const char **p)
+{
+    const char *s = *p;
+    size_t n = 0;
+    while (isdigit((unsigned char)s[n])) n++;
+    *p = s + n;
+    if (n == 0) return -1;
+    if (n > 2 || (n == 2 && s[0] == '0')) return -2;
+    return n == 1 ? s[0] - '0' : (s[0] - '0') * 10 + (s[1] - '0');
+}
+
 /* Parses "eXmY" (lower case), 1+X+Y <= 16, X <= 7 so every value is a finite
- * FP32 (an e8 format without Inf/NaN codes would reach 2^128). */
+ * FP32 (an e8 format without Inf/NaN codes would reach 2^128).  0 if valid,
+ * -1 if name does not have the shape e<digits>m<digits>, -2 if it has it but
+ * the widths are not a format. */
 static int parse_exmy(const char *s, int *x, int *y)
 {
-    char *end;
-    if (s[0] != 'e' || !isdigit((unsigned char)s[1])) return -1;
-    long ex = strtol(s + 1, &end, 10);
-    if (*end != 'm' || !isdigit((unsigned char)end[1])) return -1;
-    long my = strtol(end + 1, &end, 10);
-    if (*end != '\0') return -1;
-    if (ex < 0 || ex > 7 || my < 0 || 1 + ex + my > 16 || 1 + ex + my < 2) return -1;
-    *x = (int)ex;
-    *y = (int)my;
+    if (s[0] != 'e') return -1;
+    const char *p = s + 1;
+    int ex = exmy_width(&p);
+    if (ex == -1 || *p != 'm') return -1;
+    p++;
+    int my = exmy_width(&p);
+    if (my == -1 || *p != '\0') return -1;
+    if (ex < 0 || my < 0 || ex > 7 || 1 + ex + my > 16 || 1 + ex + my < 2) return -2;
+    *x = ex;
+    *y = my;
     return 0;
+}
+
+const char *mx_format_exmy_problem(const char *name)
+{
+    int x, y;
+    if (!name || parse_exmy(name, &x, &y) != -2) return NULL;
+    return "eXmY needs decimal widths without leading zeros, X <= 7 and 2 <= 1+X+Y <= 16";
 }
 
 int mx_format_lookup(const char *name, mx_format *out)
