@@ -5,11 +5,13 @@
  * report.  The trace is streamed (one pending request in memory), so its
  * length is not bounded by memory.
  */
+#include "config_yaml.h"
 #include "dram_config.h"
 #include "json_out.h"
 #include "mxsim_cmd.h"
 #include "version.h"
 
+#include "arch/mx_trace.h"
 #include "mem/mx_dram.h"
 
 #include <ctype.h>
@@ -66,11 +68,11 @@ static int parse_opts(int argc, char **argv, dram_opts *o)
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--cycles");
         if (!takes) {
-            fprintf(stderr, "mxsim dram: unknown option '%s'\n", a);
+            mx_print_error("mxsim dram", "unknown option '%s'", a);
             return 2;
         }
         if (!v) {
-            fprintf(stderr, "mxsim dram: option '%s' needs a value\n", a);
+            mx_print_error("mxsim dram", "option '%s' needs a value", a);
             return 2;
         }
         i++;
@@ -79,14 +81,13 @@ static int parse_opts(int argc, char **argv, dram_opts *o)
         else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->out_path = v;
         else if (!strcmp(a, "--cycles")) {
             if (parse_u64(v, 10, &o->cycles) != 0 || o->cycles == 0 || o->cycles > (UINT64_MAX >> 2)) {
-                fprintf(stderr, "mxsim dram: option '--cycles': must be a positive integer, got '%s'\n", v);
+                mx_print_error("mxsim dram", "option '--cycles': must be a positive integer, got '%s'", v);
                 return 2;
             }
         }
     }
     if (!o->config_path || !o->trace_path) {
-        fprintf(stderr, "mxsim dram: -c CONFIG and -t TRACE are required\n");
-        usage(stderr);
+        mx_print_error("mxsim dram", "-c CONFIG and -t TRACE are required (see mxsim dram --help)");
         return 2;
     }
     return 0;
@@ -112,32 +113,19 @@ static int trace_next(trace_reader *t)
 {
     char buf[TRACE_LINE_MAX + 1];
     while (!t->have && !t->eof) {
-        size_t n = 0;
-        int ch, any = 0, nul = 0;
-        while ((ch = getc(t->f)) != EOF && ch != '\n') {
-            any = 1;
-            if (ch == 0) nul = 1;
-            if (n < TRACE_LINE_MAX) buf[n] = (char)ch;
-            n++;
-        }
-        if (ch == EOF && ferror(t->f)) {
-            fprintf(stderr, "mxsim dram: %s:%ld: read error: %s\n", t->path, t->line + 1, strerror(errno));
-            return 2;
-        }
-        if (ch == EOF && !any) {
+        int bad_char;
+        int r = mx_line_read(t->f, buf, sizeof buf, &bad_char); /* bounded: never reads past a bad byte */
+        if (r == MX_LINE_EOF) {
             t->eof = 1;
             break;
         }
         t->line++;
-        if (n > TRACE_LINE_MAX) {
-            fprintf(stderr, "mxsim dram: %s:%ld: line longer than %d characters\n", t->path, t->line, TRACE_LINE_MAX);
+        if (r != MX_LINE_OK) {
+            char why[160];
+            mx_line_error(r, sizeof buf, bad_char, why, sizeof why);
+            mx_print_error("mxsim dram", "%s:%ld: %s", t->path, t->line, why);
             return 2;
         }
-        if (nul) {
-            fprintf(stderr, "mxsim dram: %s:%ld: NUL byte in the line (not a text trace?)\n", t->path, t->line);
-            return 2;
-        }
-        buf[n] = 0;
         char *hash = strchr(buf, '#');
         if (hash) *hash = 0;
         char *tok[4];
@@ -145,34 +133,34 @@ static int trace_next(trace_reader *t)
         for (char *s = strtok(buf, " \t\r,"); s && nt < 4; s = strtok(NULL, " \t\r,")) tok[nt++] = s;
         if (nt == 0) continue;
         if (nt < 3) {
-            fprintf(stderr, "mxsim dram: %s:%ld: truncated line: expected '0xADDR READ|WRITE CYCLE', got %d field%s\n",
+            mx_print_error("mxsim dram", "%s:%ld: truncated line: expected '0xADDR READ|WRITE CYCLE', got %d field%s",
                     t->path, t->line, nt, nt == 1 ? "" : "s");
             return 2;
         }
         if (nt > 3) {
-            fprintf(stderr, "mxsim dram: %s:%ld: extra field '%s' after '0xADDR READ|WRITE CYCLE'\n", t->path,
+            mx_print_error("mxsim dram", "%s:%ld: extra field '%s' after '0xADDR READ|WRITE CYCLE'", t->path,
                     t->line, tok[3]);
             return 2;
         }
         const char *a = tok[0];
         if (a[0] == '0' && (a[1] == 'x' || a[1] == 'X')) a += 2;
         if (parse_u64(a, 16, &t->addr) != 0) {
-            fprintf(stderr, "mxsim dram: %s:%ld: address: not a hexadecimal number: '%s'\n", t->path, t->line, tok[0]);
+            mx_print_error("mxsim dram", "%s:%ld: address: not a hexadecimal number: '%s'", t->path, t->line, tok[0]);
             return 2;
         }
         if (!strcmp(tok[1], "READ")) t->is_write = 0;
         else if (!strcmp(tok[1], "WRITE")) t->is_write = 1;
         else {
-            fprintf(stderr, "mxsim dram: %s:%ld: request type must be READ or WRITE, got '%s'\n", t->path, t->line, tok[1]);
+            mx_print_error("mxsim dram", "%s:%ld: request type must be READ or WRITE, got '%s'", t->path, t->line, tok[1]);
             return 2;
         }
         if (parse_u64(tok[2], 10, &t->cycle) != 0 || t->cycle > (UINT64_MAX >> 2)) {
-            fprintf(stderr, "mxsim dram: %s:%ld: cycle: not a non-negative integer: '%s'\n", t->path, t->line, tok[2]);
+            mx_print_error("mxsim dram", "%s:%ld: cycle: not a non-negative integer: '%s'", t->path, t->line, tok[2]);
             return 2;
         }
         if (t->cycle < t->last_cycle) {
-            fprintf(stderr, "mxsim dram: %s:%ld: cycle %" PRIu64 " is before the previous request's cycle %" PRIu64
-                            " (cycles must not decrease)\n",
+            mx_print_error("mxsim dram", "%s:%ld: cycle %" PRIu64 " is before the previous request's cycle %" PRIu64
+                            " (cycles must not decrease)",
                     t->path, t->line, t->cycle, t->last_cycle);
             return 2;
         }
@@ -200,12 +188,12 @@ static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *
     t.path = o->trace_path;
     t.f = fopen(o->trace_path, "r");
     if (!t.f) {
-        fprintf(stderr, "mxsim dram: %s: cannot open the trace: %s\n", o->trace_path, strerror(errno));
+        mx_print_error("mxsim dram", "%s: cannot open the trace: %s", o->trace_path, strerror(errno));
         return 2;
     }
     mx_dram *d = mx_dram_new(cfg, err, sizeof err);
     if (!d) {
-        fprintf(stderr, "mxsim dram: %s: %s\n", o->config_path, err);
+        mx_print_error("mxsim dram", "%s: %s", o->config_path, err);
         fclose(t.f);
         return 2;
     }
@@ -237,8 +225,8 @@ static int simulate(const dram_opts *o, const mx_dram_config *cfg, dram_result *
         int all_done = !t.have && t.eof && r->completed == r->fed;
         if (all_done && !o->cycles) break;
         if (now - last_progress > stall_max) {
-            fprintf(stderr, "mxsim dram: the DRAM model made no progress for %" PRIu64 " clocks at clock %" PRIu64
-                            " (%" PRIu64 " of %" PRIu64 " requests completed)\n",
+            mx_print_error("mxsim dram", "the DRAM model made no progress for %" PRIu64 " clocks at clock %" PRIu64
+                            " (%" PRIu64 " of %" PRIu64 " requests completed)",
                     now - last_progress, now, r->completed, r->fed);
             rc = 1;
             break;
@@ -388,10 +376,10 @@ static int write_report(const dram_opts *o, const mx_dram_config *c, const dram_
 {
     size_t n = strlen(o->out_path) + 16;
     char *tmp = malloc(n);
-    if (!tmp) { fprintf(stderr, "mxsim dram: out of memory\n"); return 2; }
+    if (!tmp) { mx_print_error("mxsim dram", "out of memory"); return 2; }
     snprintf(tmp, n, "%s.tmp", o->out_path);
     if (write_json(tmp, o, c, r) != 0 || rename(tmp, o->out_path) != 0) {
-        fprintf(stderr, "mxsim dram: option '-o': cannot write '%s': %s\n", o->out_path, strerror(errno));
+        mx_print_error("mxsim dram", "option '-o': cannot write '%s': %s", o->out_path, strerror(errno));
         remove(tmp);
         free(tmp);
         return 2;
@@ -408,7 +396,7 @@ int mxsim_cmd_dram(int argc, char **argv)
     mx_dram_config cfg;
     char err[600];
     if (mx_dram_config_load(o.config_path, &cfg, err, sizeof err) != 0) {
-        fprintf(stderr, "mxsim dram: %s\n", err);
+        mx_print_error("mxsim dram", "%s", err);
         return 2;
     }
     dram_result r;
