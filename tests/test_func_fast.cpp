@@ -281,6 +281,97 @@ TEST(FuncFast, FixedPathBoundaryEveryWidthAndBias)
     EXPECT_GT(other_cfgs, 100);
 }
 
+// Double panels at wide widths and many lanes: codes whose exponents lie in
+// a random window (so group spreads fall on both sides of the double path's
+// limit min(G, 37 - log2 L), e.g. 31 at L = 64, width 56), anywhere in the
+// format's range (BF16 down to its subnormals), rows against panels vs one
+// mx_pe_dot per output.
+TEST(FuncFast, DoublePanelWindowedExponents)
+{
+    uint64_t rng = 31337;
+    long long outputs = 0;
+    for (mx_pe_fmt fmt : {MX_PE_E5M2, MX_PE_BF16, MX_PE_E4M3})
+        for (int w : {32, 40, 48, 56})
+            for (int L : {8, 16, 32, 64}) {
+                mx_pe_config cfg;
+                mx_pe_config_default(fmt, &cfg);
+                cfg.lanes = L;
+                cfg.block = 64;
+                cfg.align_width = w;
+                mx_pe_fast f;
+                mx_pe_fast_init(&f, &cfg);
+                ASSERT_TRUE(f.dpanel);
+                const int ebits = fmt == MX_PE_BF16 ? 8 : fmt == MX_PE_E5M2 ? 5 : 4, mbits = fmt == MX_PE_BF16 ? 7 : fmt == MX_PE_E5M2 ? 2 : 3;
+                const int emax_field = (1 << ebits) - 2; // no Inf/NaN exponent
+                const long long K = 256, nc = 11, nr = 3, nkb = K / cfg.block;
+                const int win = std::min(emax_field, 4 + (int)(mx_rng_next(&rng) % 20));
+                const int e0 = (int)(mx_rng_next(&rng) % (uint64_t)(emax_field - win + 1));
+                auto code = [&]() -> uint16_t {
+                    uint32_t r = (uint32_t)mx_rng_next(&rng);
+                    if (r % 9 == 0) return 0;
+                    uint32_t E = (uint32_t)(e0 + (int)((r >> 4) % (win + 1)));
+                    uint32_t M = (r >> 12) & ((1u << mbits) - 1);
+                    uint32_t sgn = (r >> 20) & 1;
+                    return (uint16_t)((sgn << (ebits + mbits)) | (E << mbits) | M);
+                };
+                std::vector<uint16_t> ac(nr * K), bc(nc * K);
+                std::vector<uint8_t> as(nr * nkb), bs(nc * nkb);
+                for (auto &c : ac) c = code();
+                for (auto &c : bc) c = code();
+                for (auto &x : as) x = (uint8_t)(110 + mx_rng_next(&rng) % 30);
+                for (auto &x : bs) x = (uint8_t)(110 + mx_rng_next(&rng) % 30);
+                const bool bf = fmt == MX_PE_BF16;
+                mx_pe_fast_b pb;
+                ASSERT_EQ(mx_pe_fast_b_prepare(&f, bc.data(), bf ? nullptr : bs.data(), nc, K, &pb), 0);
+                mx_pe_fast_scratch sc;
+                ASSERT_EQ(mx_pe_fast_scratch_init(&sc, K, nkb), 0);
+                std::vector<uint32_t> out(nc);
+                for (long long i = 0; i < nr; i++) {
+                    mx_pe_fast_row(&f, &pb, &ac[i * K], bf ? nullptr : &as[i * nkb], K, &sc, out.data());
+                    for (long long j = 0; j < nc; j++) {
+                        uint32_t want = mx_pe_dot(&cfg, &ac[i * K], bf ? nullptr : &as[i * nkb], &bc[j * K],
+                                                  bf ? nullptr : &bs[j * nkb], (int)K, 0);
+                        ASSERT_EQ(out[j], want) << mx_pe_fmt_name(fmt) << " w=" << w << " L=" << L << " window " << e0
+                                                << "+" << win << " row " << i << " col " << j;
+                        outputs++;
+                    }
+                }
+                mx_pe_fast_scratch_free(&sc);
+                mx_pe_fast_b_free(&pb);
+            }
+    EXPECT_EQ(outputs, 3 * 4 * 4 * 3 * 11);
+}
+
+// The double path's 53-bit limit, by construction: one BF16 group (L = 8,
+// width 56: the aligner is exact up to a spread of 40 binades, the double sum
+// only up to 53 - 16 - 3 = 34) of 2^24 + 16641*2^-29 + 1 - 16640*2^-29
+// (spread 39).  Summed in double, 2^24 + 16641*2^-29 rounds to even, the rest
+// lands exactly on FP32's tie 2^24 + 1 and rounds to 2^24; the exact sum
+// 2^24 + 1 + 2^-29 rounds up to 2^24 + 2 (0x4B800001), as the PE does.
+TEST(FuncFast, DoubleSumBeyond53BitsTakesTheAlignedPath)
+{
+    mx_pe_config cfg;
+    mx_pe_config_default(MX_PE_BF16, &cfg);
+    cfg.align_width = 56;
+    mx_pe_fast f;
+    mx_pe_fast_init(&f, &cfg);
+    ASSERT_TRUE(f.dpanel);
+    const uint16_t a[8] = {0x4580, (uint16_t)(119 << 7 | 1), 0x3F80, (uint16_t)(119 << 7), 0, 0, 0, 0};
+    const uint16_t b[8] = {0x4580, (uint16_t)(120 << 7 | 1), 0x3F80, (uint16_t)(0x8000 | 120 << 7 | 2), 0, 0, 0, 0};
+    const uint32_t want = mx_pe_dot(&cfg, a, nullptr, b, nullptr, 8, 0);
+    EXPECT_EQ(want, 0x4B800001u);
+    EXPECT_EQ(mx_pe_dot_ctx(&f, a, nullptr, b, nullptr, 8, 0), want);
+    mx_pe_fast_b pb;
+    ASSERT_EQ(mx_pe_fast_b_prepare(&f, b, nullptr, 1, 8, &pb), 0);
+    mx_pe_fast_scratch sc;
+    ASSERT_EQ(mx_pe_fast_scratch_init(&sc, 8, 1), 0);
+    uint32_t out = 0;
+    mx_pe_fast_row(&f, &pb, a, nullptr, 8, &sc, &out);
+    EXPECT_EQ(out, want);
+    mx_pe_fast_scratch_free(&sc);
+    mx_pe_fast_b_free(&pb);
+}
+
 // Output rows against B panels: mx_pe_fast_row == one mx_pe_dot per output
 // and K tile (the functional mode's reference path), incl. ragged column
 // counts, K tiles, rows and columns with a NaN scale, every pair.
