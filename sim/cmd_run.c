@@ -11,6 +11,7 @@
 #include "version.h"
 
 #include "arch/mx_arch.h"
+#include "arch/mx_func.h"
 #include "arch/mx_trace.h"
 
 #include <errno.h>
@@ -39,6 +40,7 @@ typedef struct {
     int engine_set;     /* --engine given: overrides the config's `engine` key */
     mx_engine engine;
     int no_sensitivity; /* --no-sensitivity: --compare without the reruns */
+    int jobs;           /* -j N: functional-mode threads (0: all online CPUs) */
 } run_opts;
 
 typedef struct {
@@ -55,7 +57,7 @@ static void usage(FILE *f)
             "usage: mxsim run -c CONFIG.yaml -t TRACE.csv [--mode timing|functional] [-o OUTDIR]\n"
             "                 [--compare BASELINE.yaml] [--set KEY=VALUE]... [--seed N]\n"
             "                 [--engine analytic|cycle] [--data DIR] [--progress|--no-progress] [-q]\n"
-            "                 [--no-sensitivity]\n"
+            "                 [--no-sensitivity] [-j N]\n"
             "  Runs every GEMM of the trace on the configured accelerator; prints a table\n"
             "  per GEMM and the total; with -o writes OUTDIR/report.json and report.csv.\n"
             "  --engine cycle steps tile loads, DRAM (memory.dram), SRAM banks, folds and the\n"
@@ -65,7 +67,9 @@ static void usage(FILE *f)
             "  reruns both under each DRAM preset and the other mapper objective\n"
             "  (--no-sensitivity: not).\n"
             "  --data DIR: functional-mode operands DIR/NAME.PHASE.a.npy (M x K) and\n"
-            "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n");
+            "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n"
+            "  -j N (--jobs N): functional mode on N threads (0: all CPUs; default 1); the\n"
+            "  values and the report are the same for any N.\n");
 }
 
 static int parse_opts(int argc, char **argv, run_opts *o)
@@ -73,6 +77,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     o->progress = -1;
     o->seed = 1;
+    o->jobs = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -84,7 +89,8 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine");
+                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine") ||
+                    !strcmp(a, "-j") || !strcmp(a, "--jobs");
         if (!takes) {
             mx_print_error("mxsim run", "unknown option '%s' (mxsim run --help)", a);
             return 2;
@@ -111,6 +117,15 @@ static int parse_opts(int argc, char **argv, run_opts *o)
                 mx_print_error("mxsim run", "option '--seed': must be an integer 0..18446744073709551615, got '%s'", v);
                 return 2;
             }
+        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            int n = 0, ok = v[0] != 0 && strlen(v) <= 2;
+            for (const char *c = v; ok && *c; c++) ok = *c >= '0' && *c <= '9';
+            if (ok) n = atoi(v);
+            if (!ok || n > 64) {
+                mx_print_error("mxsim run", "option '%s': must be an integer 0..64 (0: all CPUs), got '%s'", a, v);
+                return 2;
+            }
+            o->jobs = n;
         } else if (!strcmp(a, "--mode")) {
             if (!strcmp(v, "timing")) o->functional = 0;
             else if (!strcmp(v, "functional")) o->functional = 1;
@@ -220,7 +235,7 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
                 return 2;
             }
             mx_func_data d = {o->seed + i, da, db};
-            rc = mx_arch_gemm_functional(&r->cfg, g, &d, &one, NULL, err, sizeof err);
+            rc = mx_arch_gemm_functional_mt(&r->cfg, g, &d, &one, NULL, o->jobs, err, sizeof err);
             free(da);
             free(db);
             if (rc == 1) {
