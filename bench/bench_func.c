@@ -111,12 +111,15 @@ MX_BENCH(func_gemm)
     bench_baseline("dot", fp32_dot, A, B, C);
     bench_baseline("ikj", fp32_ikj, A, B, C);
     free(A); free(B); free(C);
-    bench_format("mxsf", 8, 3, 1);
+    bench_format("mxsf", 8, 5, 1);
     bench_format("mxsf", 0, 3, 1);
-    bench_format("mxfp8_e2m5", 8, 1, 1);
-    bench_format("mxint8", 8, 1, 1);
-    bench_format("mxfp8_e4m3", 8, 1, 1);
-    bench_format("mxfp8_e5m2", 8, 1, 1);
-    bench_format("bf16", 0, 1, 1);
-    bench_format("mxsf", 8, 3, 2);
+    bench_format("mxfp8_e2m5", 8, 3, 1);
+    bench_format("mxint8", 8, 3, 1);
+    bench_format("mxfp8_e4m3", 8, 3, 1);
+    bench_format("mxfp8_e5m2", 8, 3, 1);
+    bench_format("bf16", 0, 3, 1);
+    bench_format("mxsf", 8, 5, 2);
+    bench_format("mxfp8_e4m3", 8, 3, 2);
+    bench_format("bf16", 0, 3, 2);
+    bench_format("mxsf", 8, 3, 0);
 }
