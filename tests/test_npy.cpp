@@ -219,6 +219,37 @@ TEST(Npy, MissingFileNamesThePath)
     EXPECT_EQ(std::string(err).rfind("/nonexistent/dir/x.npy: cannot open", 0), 0u) << err;
 }
 
+// Reads bounded by the format (issue 10): the header length limit, a regular
+// file's size against the shape before allocating, devices and directories.
+TEST(Npy, ReadsAreBoundedByTheFormat)
+{
+    // a header length just over the limit is refused before reading it
+    std::vector<uint8_t> big = {0x93, 'N', 'U', 'M', 'P', 'Y', 2, 0};
+    uint32_t hl = NPY_HEADER_MAX + 1;
+    for (int i = 0; i < 4; i++) big.push_back((uint8_t)(hl >> (8 * i)));
+    Parsed p = parse(big);
+    EXPECT_EQ(p.rc, -1);
+    EXPECT_NE(p.err.find("header length 65537 exceeds the 65536-byte limit"), std::string::npos) << p.err;
+
+    mx_shape sh;
+    float *data = nullptr;
+    char err[512] = "";
+    EXPECT_EQ(npy_read_f32("/dev/zero", &sh, &data, err, sizeof err), -1);
+    EXPECT_STREQ(err, "/dev/zero: not an .npy file (bad magic)");
+    EXPECT_EQ(data, nullptr);
+    EXPECT_EQ(npy_read_f32("/", &sh, &data, err, sizeof err), -1);
+    EXPECT_STREQ(err, "/: is a directory, not an .npy file");
+
+    // a shape of 10^12 float32 in a file of one header: the size is checked, nothing allocated
+    clitest::TempDir d;
+    std::string f = d.file("huge.npy");
+    clitest::write_bytes(f, clitest::npy_bytes(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000000000,), }", {}));
+    EXPECT_EQ(npy_read_f32(f.c_str(), &sh, &data, err, sizeof err), -1);
+    EXPECT_NE(std::string(err).find("truncated data: the shape needs 4000000000000 bytes, the file has 0"),
+              std::string::npos) << err;
+    EXPECT_EQ(data, nullptr);
+}
+
 // Through the CLI: every bad input file gives exit status 2, one error line
 // naming the file, and no output.
 TEST(NpyCli, BadInputFilesExit2WithoutOutput)

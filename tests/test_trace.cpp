@@ -451,3 +451,93 @@ TEST(Trace, MxBlockFormatNamesPerRow)
     EXPECT_STREQ(r.t.gemms[1].b_format, "mxsf");
     mx_trace_free(&r.t);
 }
+
+// The bounded line reader every text reader uses (mx_line_read): what it
+// returns and, for hostile input, that it stops reading at once.
+TEST(LineReader, LineEndsAndBounds)
+{
+    TempTrace f("ab\r\ncd\n\tx\ny\n");
+    FILE *fp = std::fopen(f.path().c_str(), "rb");
+    ASSERT_NE(fp, nullptr);
+    char buf[8];
+    int bad = -1;
+    ASSERT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), MX_LINE_OK);
+    EXPECT_STREQ(buf, "ab"); // CRLF: the CR goes with the LF
+    ASSERT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), MX_LINE_OK);
+    EXPECT_STREQ(buf, "cd");
+    ASSERT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), MX_LINE_OK);
+    EXPECT_STREQ(buf, "\tx"); // TAB is text
+    ASSERT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), MX_LINE_OK);
+    EXPECT_STREQ(buf, "y");
+    EXPECT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), MX_LINE_EOF);
+    std::fclose(fp);
+}
+
+TEST(LineReader, StopsAtTheFirstBadByte)
+{
+    struct Case { std::string bytes; int code; int bad_char; long pos_after; };
+    const Case cases[] = {
+        {"abcdefgh\n", MX_LINE_TOO_LONG, 0, 8},       // 7 characters fit in 8 bytes; the 8th is read, no more
+        {std::string("ab\0cdef\n", 8), MX_LINE_NUL, 0, 3},
+        {"ab\rcd\n", MX_LINE_CONTROL, '\r', 3},       // a bare CR (the byte after it is looked at, then pushed back)
+        {"a\033[2J\n", MX_LINE_CONTROL, 0x1b, 2},
+        {"a\x7f\n", MX_LINE_CONTROL, 0x7f, 2},
+    };
+    for (const Case &c : cases) {
+        TempTrace f(c.bytes);
+        FILE *fp = std::fopen(f.path().c_str(), "rb");
+        ASSERT_NE(fp, nullptr);
+        char buf[8];
+        int bad = -1;
+        EXPECT_EQ(mx_line_read(fp, buf, sizeof buf, &bad), c.code) << c.bytes;
+        if (c.code == MX_LINE_CONTROL) {
+            EXPECT_EQ(bad, c.bad_char) << c.bytes;
+        }
+        EXPECT_EQ(std::ftell(fp), c.pos_after) << c.bytes;
+        std::fclose(fp);
+    }
+    char why[160];
+    mx_line_error(MX_LINE_CONTROL, 8, '\r', why, sizeof why);
+    EXPECT_NE(std::string(why).find("0x0d"), std::string::npos) << why;
+    mx_line_error(MX_LINE_TOO_LONG, 8, 0, why, sizeof why);
+    EXPECT_STREQ(why, "line longer than 7 characters");
+}
+
+TEST(Trace, HostileLinesNameTheLine)
+{
+    const std::string h = "name,M,N,K,phase,count\n";
+    struct Case { std::string bytes; const char *want; };
+    const Case cases[] = {
+        {h + "g" + std::string(5000, 'x') + ",1,1,1,fwd,1\n", ":2: line longer than 4095 characters"},
+        {"name,M,N,K,phase,count\rg,1,1,1,fwd,1\r", ":1: control character 0x0d"},
+        {h + "g\033,1,1,1,fwd,1\n", ":2: control character 0x1b"},
+        {h + "#g,1,1,1,fwd,1\n", "empty trace: header but no GEMM rows"}, // a comment, not a row
+    };
+    for (const Case &c : cases) {
+        TempTrace f(c.bytes);
+        mx_trace t;
+        char err[300];
+        EXPECT_EQ(mx_trace_load(f.path().c_str(), &t, err, sizeof err), -1);
+        EXPECT_NE(std::string(err).find(c.want), std::string::npos) << err;
+        EXPECT_EQ(t.n, 0u);
+    }
+}
+
+TEST(Trace, RowCheckSharedWithImporters)
+{
+    const char *col = nullptr;
+    char why[160];
+    EXPECT_EQ(mx_trace_row_check("g", 1, 2, 3, 4, &col, why, sizeof why), 0);
+    EXPECT_EQ(mx_trace_row_check("#g", 1, 1, 1, 1, &col, why, sizeof why), -1);
+    EXPECT_STREQ(col, "name");
+    EXPECT_EQ(mx_trace_row_check("a,b", 1, 1, 1, 1, &col, why, sizeof why), -1);
+    EXPECT_STREQ(col, "name");
+    EXPECT_EQ(mx_trace_row_check(std::string(64, 'n').c_str(), 1, 1, 1, 1, &col, why, sizeof why), -1);
+    EXPECT_STREQ(why, "too long (64 characters, at most 63)");
+    EXPECT_EQ(mx_trace_row_check("g", 1, 0, 1, 1, &col, why, sizeof why), -1);
+    EXPECT_STREQ(col, "N");
+    // 2^31 * 2^31 * 2^2 = 2^64: K is the factor that overflows
+    EXPECT_EQ(mx_trace_row_check("g", 2147483648LL, 2147483648LL, 4, 1, &col, why, sizeof why), -1);
+    EXPECT_STREQ(col, "K");
+    EXPECT_EQ(mx_trace_row_check("g", 2147483648LL, 2147483648LL, 1, 1, &col, why, sizeof why), 0);
+}
