@@ -95,10 +95,12 @@ static void bench_format(const char *fmt, int tile, int reps, int threads)
         if (macs < worst) worst = macs;
         if (wmacs > wbest) wbest = wmacs;
     }
-    printf("  functional %-10s%s %dx%dx%d, %d thread%s: %7.0f-%7.0f M MAC/s per core (CPU time, %d runs), "
+    char th[32];
+    if (threads > 0) snprintf(th, sizeof th, "%d thread%s", threads, threads == 1 ? "" : "s");
+    else snprintf(th, sizeof th, "all CPUs");
+    printf("  functional %-10s%s %dx%dx%d, %-9s: %7.0f-%7.0f M MAC/s per core (CPU time, %d runs), "
            "best wall %7.0f M MAC/s  (QSNR %.2f dB)\n",
-           fmt, tile ? " 8x8" : " 1-D", BM, BN, BK, threads, threads == 1 ? " " : "s", worst / 1e6, best / 1e6,
-           reps, wbest / 1e6, s.qsnr_db);
+           fmt, tile ? " 8x8" : " 1-D", BM, BN, BK, th, worst / 1e6, best / 1e6, reps, wbest / 1e6, s.qsnr_db);
 }
 
 MX_BENCH(func_gemm)
