@@ -149,29 +149,30 @@ typedef struct {
     mx_pe_fast_scratch sc[MAX_THREADS];
 } func_job;
 
-enum { REF_NC = 16 }; /* columns per reference panel */
+enum { REF_NC = 8 }; /* columns per reference panel */
 
-/* acc[c] = sum over k of a[k] * b[k][c], each a sequential FP64 sum from 0.
- * GCC/Clang vector extensions keep the 16 sums in registers (element-wise
- * IEEE operations: the same bits as scalar code; no contraction, see
- * util/mx_fp_env.h). */
+/* acc_r[c] = sum over k of a_r[k] * b[k][c] for rows r = 0, 1 (nrow 1 or 2),
+ * each a sequential FP64 sum from 0.  GCC/Clang vector extensions keep the
+ * 16 sums in registers and load each element of B once for both rows
+ * (element-wise IEEE operations: the same bits as scalar code; no
+ * contraction, see util/mx_fp_env.h). */
 typedef double ref_v2d __attribute__((vector_size(16)));
 
-static void ref_panel(const float *a, const double *bp, long long K, double *acc)
+static void ref_panel(const float *a0, const float *a1, const double *bp, long long K, double *acc0, double *acc1)
 {
-    ref_v2d r0 = {0, 0}, r1 = r0, r2 = r0, r3 = r0, r4 = r0, r5 = r0, r6 = r0, r7 = r0;
+    ref_v2d r0 = {0, 0}, r1 = r0, r2 = r0, r3 = r0, q0 = r0, q1 = r0, q2 = r0, q3 = r0;
+    if (!a1) a1 = a0; /* one row: the second set of sums is discarded */
     for (long long k = 0; k < K; k++) {
-        const double xs = (double)a[k];
-        const ref_v2d x = {xs, xs};
+        const double xs = (double)a0[k], ys = (double)a1[k];
+        const ref_v2d x = {xs, xs}, y = {ys, ys};
         const double *b = bp + k * REF_NC;
-        ref_v2d t0, t1, t2, t3, t4, t5, t6, t7;
+        ref_v2d t0, t1, t2, t3;
         memcpy(&t0, b + 0, 16); memcpy(&t1, b + 2, 16); memcpy(&t2, b + 4, 16); memcpy(&t3, b + 6, 16);
-        memcpy(&t4, b + 8, 16); memcpy(&t5, b + 10, 16); memcpy(&t6, b + 12, 16); memcpy(&t7, b + 14, 16);
         r0 += x * t0; r1 += x * t1; r2 += x * t2; r3 += x * t3;
-        r4 += x * t4; r5 += x * t5; r6 += x * t6; r7 += x * t7;
+        q0 += y * t0; q1 += y * t1; q2 += y * t2; q3 += y * t3;
     }
-    memcpy(acc + 0, &r0, 16); memcpy(acc + 2, &r1, 16); memcpy(acc + 4, &r2, 16); memcpy(acc + 6, &r3, 16);
-    memcpy(acc + 8, &r4, 16); memcpy(acc + 10, &r5, 16); memcpy(acc + 12, &r6, 16); memcpy(acc + 14, &r7, 16);
+    memcpy(acc0 + 0, &r0, 16); memcpy(acc0 + 2, &r1, 16); memcpy(acc0 + 4, &r2, 16); memcpy(acc0 + 6, &r3, 16);
+    memcpy(acc1 + 0, &q0, 16); memcpy(acc1 + 2, &q1, 16); memcpy(acc1 + 4, &q2, 16); memcpy(acc1 + 6, &q3, 16);
 }
 
 static void func_rows(void *ctx, long long lo, long long hi, int part)
@@ -179,15 +180,21 @@ static void func_rows(void *ctx, long long lo, long long hi, int part)
     func_job *j = ctx;
     for (long long i = j->c0 + lo; i < j->c0 + hi; i++) {
         uint32_t *o = j->obuf + (i - j->c0) * j->nc;
-        double *r = j->rbuf + (i - j->c0) * j->nc;
         mx_pe_fast_row(j->pf, j->pb, j->ac + i * j->K, j->pf->bf16 ? NULL : j->as + i * j->nkb, j->kt, &j->sc[part], o);
-        /* FP64 reference: per output the sequential sum over k from 0, as one
-         * dot loop per output; 16 outputs at once from a panel of B */
-        const float *arow = j->A + i * j->K;
+    }
+    /* FP64 reference: per output the sequential sum over k from 0, as one
+     * dot loop per output; 2 rows x 8 outputs at once from a panel of B */
+    for (long long i = j->c0 + lo; i < j->c0 + hi; i += 2) {
+        const int two = i + 1 < j->c0 + hi;
+        double *r0 = j->rbuf + (i - j->c0) * j->nc, *r1 = r0 + j->nc;
+        const float *a0 = j->A + i * j->K, *a1 = two ? a0 + j->K : NULL;
         for (long long p = 0; p * REF_NC < j->nc; p++) {
-            double acc[REF_NC];
-            ref_panel(arow, j->Bk + p * j->K * REF_NC, j->K, acc);
-            for (int c = 0; c < REF_NC && p * REF_NC + c < j->nc; c++) r[p * REF_NC + c] = acc[c];
+            double acc0[REF_NC], acc1[REF_NC];
+            ref_panel(a0, a1, j->Bk + p * j->K * REF_NC, j->K, acc0, acc1);
+            for (int c = 0; c < REF_NC && p * REF_NC + c < j->nc; c++) {
+                r0[p * REF_NC + c] = acc0[c];
+                if (two) r1[p * REF_NC + c] = acc1[c];
+            }
         }
     }
 }
