@@ -440,15 +440,27 @@ int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const 
     if (fa.is_mxsf || fb.is_mxsf) {
         const int bits_a[2] = {fa.sig_bits, fa.fp5_sig_bits}, bits_b[2] = {fb.sig_bits, fb.fp5_sig_bits};
         double cnt[2][2] = {{0, 0}, {0, 0}}; /* [A wide/narrow][B wide/narrow] */
+        /* wide elements per k, counted row by row (integers: the same
+         * doubles as the column-wise count) */
+        long long *wka = calloc((size_t)K, sizeof *wka), *wkb = calloc((size_t)K, sizeof *wkb);
+        if (!wka || !wkb) { free(wka); free(wkb); efail(err, errlen, "%s: out of memory", g->name); goto done; }
+        if (fa.is_mxsf)
+            for (long long i = 0; i < nr; i++)
+                for (long long k = 0; k < K; k++) wka[k] += ((ac[i * K + k] >> 5) & 3) != 0;
+        if (fb.is_mxsf)
+            for (long long j = 0; j < nc; j++)
+                for (long long k = 0; k < K; k++) wkb[k] += ((bc[j * K + k] >> 5) & 3) != 0;
         for (long long k = 0; k < K; k++) {
             double wa = nr, wb = nc;
-            if (fa.is_mxsf) { wa = 0; for (long long i = 0; i < nr; i++) wa += ((ac[i * K + k] >> 5) & 3) != 0; }
-            if (fb.is_mxsf) { wb = 0; for (long long j = 0; j < nc; j++) wb += ((bc[j * K + k] >> 5) & 3) != 0; }
+            if (fa.is_mxsf) wa = (double)wka[k];
+            if (fb.is_mxsf) wb = (double)wkb[k];
             cnt[0][0] += wa * wb;
             cnt[0][1] += wa * (nc - wb);
             cnt[1][0] += (nr - wa) * wb;
             cnt[1][1] += (nr - wa) * (nc - wb);
         }
+        free(wka);
+        free(wkb);
         double tot = cnt[0][0] + cnt[0][1] + cnt[1][0] + cnt[1][1], macs = (double)s->macs;
         for (int a = 0; a <= MX_SIG_MAX; a++)
             for (int b = 0; b <= MX_SIG_MAX; b++) s->mul[a][b] = 0;
