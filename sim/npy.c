@@ -246,7 +246,7 @@ int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
                   mx_shape *shape, float **data, char *err, size_t errlen)
 {
     *data = NULL;
-    size_t hoff, hlen, count, need;
+    size_t hoff = 0, hlen = 0, count = 0, need = 0; /* set by the parsers; zero keeps -O3 -Wmaybe-uninitialized quiet */
     if (parse_preamble(buf, len, name, &hoff, err, errlen) != 0) return -1;
     if (len < hoff) return fail(err, errlen, "%s: truncated .npy header", name);
     if (header_length(buf, hoff, name, &hlen, err, errlen) != 0) return -1;
@@ -329,7 +329,7 @@ static int read_fd(int fd, const char *path, mx_shape *shape, float **data, char
 
     /* Preamble and header, each read only as far as the format allows. */
     unsigned char pre[12];
-    size_t got, hoff, hlen, count, need;
+    size_t got = 0, hoff = 0, hlen = 0, count = 0, need = 0; /* as in npy_parse_f32 */
     if (read_full(fd, pre, 8, &got) != 0) return fail(err, errlen, "%s: read error: %s", path, strerror(errno));
     if (parse_preamble(pre, got, path, &hoff, err, errlen) != 0) return -1;
     if (read_full(fd, pre + 8, hoff - 8, &got) != 0)
