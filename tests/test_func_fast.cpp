@@ -113,6 +113,15 @@ int is_tie(int64_t t)
 
 bool fp32_nan(uint32_t x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
 
+// a * b rounded to double before any addition: g++ contracts a * b + c into
+// an FMA under -march=native (C++ has no FP_CONTRACT off by default), the C
+// core does not (util/mx_fp_env.h)
+double mul_rounded(double a, double b)
+{
+    volatile double p = a * b;
+    return p;
+}
+
 } // namespace
 
 // One dot product: mx_pe_dot_ctx == mx_pe_dot for every pair, random
@@ -490,12 +499,12 @@ TEST(FuncFast, GemmEqualsPeDotLoopAnyThreads)
                 for (long long i = 0; i < M; i++)
                     for (long long j = 0; j < N; j++) {
                         double r = 0;
-                        for (long long k = 0; k < K; k++) r += (double)A[i * K + k] * (double)B[k * N + j];
+                        for (long long k = 0; k < K; k++) r += mul_rounded((double)A[i * K + k], (double)B[k * N + j]);
                         float y;
                         std::memcpy(&y, &out1[i * N + j], 4);
                         double e = (double)y - r;
-                        err_sq += e * e;
-                        ref_sq += r * r;
+                        err_sq += mul_rounded(e, e);
+                        ref_sq += mul_rounded(r, r);
                         if (std::fabs(e) > max_err || std::isnan(e)) max_err = std::fabs(e);
                     }
                 EXPECT_EQ(std::memcmp(&err_sq, &s1.err_sq, sizeof err_sq), 0) << fmc.f << " " << err_sq << " " << s1.err_sq;
