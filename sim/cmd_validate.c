@@ -111,6 +111,13 @@ int mxsim_cmd_validate(int argc, char **argv)
         } else { mx_print_error("mxsim validate", "unknown option '%s'", a); return 2; }
         i++;
     }
+    if (csv) { /* checked before the GEMMs run, not after */
+        char cerr[600];
+        if (mx_check_output_file("--csv", csv, cerr, sizeof cerr) != 0) {
+            mx_print_error("mxsim validate", "%s", cerr);
+            return 2;
+        }
+    }
     static const char *drams[4] = {"ddr4_3200", "lpddr4_2400", "hbm2", ""};
     static const int sizes[2] = {32, 8};
     static const char *fmts[2] = {"mxsf", "bf16"};
