@@ -644,6 +644,24 @@ int mx_arch_gemm_cycle(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, c
 
 /* ---- probes for the analytic engine --------------------------------------- */
 
+/* The DMA stream of one tile transfer (what: MX_PROBE_A and/or _B, or
+ * _STORE) in the engine's operand layout, with the port's burst. */
+static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                            const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
+                            long long m, long long n0, long long n, long long k0, long long k, int what,
+                            mx_dma_stream *st)
+{
+    uint64_t base = 0;
+    mx_dma_matrix ma, mb, mo;
+    matrix_layout(c, fa, M, K, &base, &ma);
+    matrix_layout(c, fb, N, K, &base, &mb);
+    matrix_layout(c, fo, M, N, &base, &mo);
+    mx_dma_stream_init(st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64);
+    if (what & MX_PROBE_A) mx_dma_stream_add_tile(st, &ma, r0, m, k0, k);
+    if (what & MX_PROBE_B) mx_dma_stream_add_tile(st, &mb, n0, n, k0, k);
+    if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
+}
+
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
@@ -651,17 +669,9 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
 {
     memset(out, 0, sizeof *out);
     if (!c->dram_model) return -1;
-    uint64_t base = 0;
-    mx_dma_matrix ma, mb, mo;
-    matrix_layout(c, fa, M, K, &base, &ma);
-    matrix_layout(c, fb, N, K, &base, &mb);
-    matrix_layout(c, fo, M, N, &base, &mo);
     mx_dma_stream st;
-    mx_dma_stream_init(&st, (uint64_t)mx_dram_burst_bytes(&c->dram));
+    transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
     int is_write = what == MX_PROBE_STORE;
-    if (what & MX_PROBE_A) mx_dma_stream_add_tile(&st, &ma, r0, m, k0, k);
-    if (what & MX_PROBE_B) mx_dma_stream_add_tile(&st, &mb, n0, n, k0, k);
-    if (is_write) mx_dma_stream_add_tile(&st, &mo, r0, m, n0, n);
     mx_dram_probe pr;
     char err[200];
     if (mx_dram_probe_run(&c->dram, mx_dma_stream_next_fn, &st, is_write, &pr, err, sizeof err) != 0) return -1;
@@ -678,16 +688,8 @@ long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)
 {
-    uint64_t base = 0;
-    mx_dma_matrix ma, mb, mo;
-    matrix_layout(c, fa, M, K, &base, &ma);
-    matrix_layout(c, fb, N, K, &base, &mb);
-    matrix_layout(c, fo, M, N, &base, &mo);
     mx_dma_stream st;
-    mx_dma_stream_init(&st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64);
-    if (what & MX_PROBE_A) mx_dma_stream_add_tile(&st, &ma, r0, m, k0, k);
-    if (what & MX_PROBE_B) mx_dma_stream_add_tile(&st, &mb, n0, n, k0, k);
-    if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(&st, &mo, r0, m, n0, n);
+    transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
     long long bursts = 0;
     uint64_t addr;
     while (mx_dma_stream_next(&st, &addr)) bursts++;
