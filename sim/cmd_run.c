@@ -6,6 +6,7 @@
  */
 #include "config_yaml.h"
 #include "json_out.h"
+#include "npy.h"
 #include "mxsim_cmd.h"
 #include "operand_data.h"
 #include "version.h"
@@ -13,6 +14,8 @@
 #include "arch/mx_arch.h"
 #include "arch/mx_func.h"
 #include "arch/mx_trace.h"
+#include "formats/mx_block.h"
+#include "formats/mx_format.h"
 
 #include <errno.h>
 #include <math.h>
@@ -31,6 +34,7 @@ typedef struct {
     const char *trace_path;
     const char *outdir;
     const char *data_dir;
+    const char *dump_dir; /* --dump DIR: output tensors of every GEMM (functional mode) */
     const char *sets[MAX_SETS];
     int nsets;
     int functional;
@@ -69,7 +73,14 @@ static void usage(FILE *f)
             "  --data DIR: functional-mode operands DIR/NAME.PHASE.a.npy (M x K) and\n"
             "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n"
             "  -j N (--jobs N): functional mode on N threads (0: all CPUs; default 1); the\n"
-            "  values and the report are the same for any N.\n");
+            "  values and the report are the same for any N.\n"
+            "  --dump DIR (functional mode; created if absent): each GEMM's FP32 outputs as\n"
+            "  DIR/NAME.PHASE.out.npy (M x N, float32) and, when format.out is quantized,\n"
+            "  the codes and scales of those outputs re-quantized as `mxsim quant` does\n"
+            "  (DIR/NAME.PHASE.out_codes.npy, .out_scales.npy). A row with count > 1 is\n"
+            "  computed and dumped once. Rows above functional.max_macs without --data\n"
+            "  operands are sampled and not dumped (a note names them; raise the key with\n"
+            "  --set to compute them in full), nor are timing-only rows. Not with --compare.\n");
 }
 
 static int parse_opts(int argc, char **argv, run_opts *o)
@@ -89,7 +100,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
                     !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
                     !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine") ||
+                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine") || !strcmp(a, "--dump") ||
                     !strcmp(a, "-j") || !strcmp(a, "--jobs");
         if (!takes) {
             mx_print_error("mxsim run", "unknown option '%s' (mxsim run --help)", a);
@@ -105,6 +116,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
         else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
         else if (!strcmp(a, "--compare")) o->compare_path = v;
         else if (!strcmp(a, "--data")) o->data_dir = v;
+        else if (!strcmp(a, "--dump")) o->dump_dir = v;
         else if (!strcmp(a, "--engine")) {
             if (mx_engine_parse(v, &o->engine)) { mx_print_error("mxsim run", "option '--engine': must be analytic or cycle, got '%s'", v); return 2; }
             o->engine_set = 1;
@@ -134,6 +146,18 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     }
     if (!o->config_path || !o->trace_path) {
         fprintf(stderr, "mxsim run: -c CONFIG and -t TRACE are required (mxsim run --help)\n");
+        return 2;
+    }
+    if (o->dump_dir && !o->functional) {
+        mx_print_error("mxsim run", "option '--dump' needs --mode functional (timing mode computes no values)");
+        return 2;
+    }
+    if (o->dump_dir && o->compare_path) {
+        mx_print_error("mxsim run", "option '--dump' does not apply with --compare (both configs would write the same files)");
+        return 2;
+    }
+    if (o->dump_dir && !o->dump_dir[0]) {
+        mx_print_error("mxsim run", "option '--dump': empty directory name");
         return 2;
     }
     return 0;
@@ -213,6 +237,150 @@ static void gemm_error(const run_opts *o, const char *config_path, const mx_gemm
     }
 }
 
+static int mkdir_p(const char *dir);
+
+/* ---- --dump DIR ---------------------------------------------------------- */
+
+static int dump_cmp(const void *x, const void *y)
+{
+    const mx_gemm *a = *(const mx_gemm *const *)x, *b = *(const mx_gemm *const *)y;
+    int c = strcmp(a->name, b->name);
+    if (c) return c;
+    if (a->phase != b->phase) return a->phase < b->phase ? -1 : 1;
+    return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* Before any GEMM runs: every name makes one file name in DIR (no '/'), no
+ * two rows share NAME.PHASE (their files would overwrite each other), and
+ * DIR is a writable directory (created when absent).  0 or 2. */
+static int dump_check(const run_opts *o, const mx_trace *tr)
+{
+    const char *dir = o->dump_dir;
+    if (!dir) return 0;
+    if (strlen(dir) + MX_TRACE_NAME_MAX + 32 >= 4096) {
+        mx_print_error("mxsim run", "option '--dump': directory name too long (%zu characters)", strlen(dir));
+        return 2;
+    }
+    for (size_t i = 0; i < tr->n; i++) {
+        const mx_gemm *g = &tr->gemms[i];
+        if (strchr(g->name, '/')) {
+            mx_print_error("mxsim run", "option '--dump': GEMM name '%s' (%s:%d) contains '/': it cannot name a file in the dump directory",
+                           g->name, o->trace_path, g->line);
+            return 2;
+        }
+    }
+    const mx_gemm **p = malloc(sizeof *p * (tr->n + 1));
+    if (!p) { fprintf(stderr, "mxsim run: out of memory\n"); return 2; }
+    for (size_t i = 0; i < tr->n; i++) p[i] = &tr->gemms[i];
+    qsort(p, tr->n, sizeof *p, dump_cmp);
+    for (size_t i = 1; i < tr->n; i++)
+        if (!strcmp(p[i - 1]->name, p[i]->name) && p[i - 1]->phase == p[i]->phase) {
+            mx_print_error("mxsim run", "option '--dump': GEMM '%s' phase %s appears twice (%s lines %d and %d): both rows would write %s.%s.out.npy",
+                           p[i]->name, mx_phase_name(p[i]->phase), o->trace_path, p[i - 1]->line, p[i]->line,
+                           p[i]->name, mx_phase_name(p[i]->phase));
+            free(p);
+            return 2;
+        }
+    free(p);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno != ENOENT || mkdir_p(dir) != 0) {
+            mx_print_error("mxsim run", "option '--dump': cannot create directory '%s': %s", dir, strerror(errno));
+            return 2;
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        mx_print_error("mxsim run", "option '--dump': '%s' exists and is not a directory", dir);
+        return 2;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        mx_print_error("mxsim run", "option '--dump': directory '%s' is not writable", dir);
+        return 2;
+    }
+    return 0;
+}
+
+/* Writes DIR/NAME.PHASE.out.npy (the FP32 outputs, M x N) and, when
+ * format.out is quantized, .out_codes.npy and .out_scales.npy: the outputs
+ * quantized as `mxsim quant` does (mx_block_quantize: E8M0 scales per 1-D
+ * block of format.block along N or per format.tile 2-D tile; plain formats:
+ * mx_encode per element, saturating, no scales file).  Every file goes to a
+ * temporary first; all are renamed only once all are written.  0 or 2. */
+static int dump_gemm(const run_opts *o, const mx_arch_config *c, const mx_gemm *g, const uint32_t *out)
+{
+    const char *ph = mx_phase_name(g->phase);
+    const size_t n = (size_t)g->M * (size_t)g->N;
+    mx_shape sh = {2, {(size_t)g->M, (size_t)g->N}};
+    char path[3][4300], tmp[3][NPY_TMP_PATH_MAX], err[4800];
+    npy_dtype dt[3];
+    mx_shape shp[3];
+    const void *data[3];
+    int nf = 0, rc = 2;
+    float *y = NULL;
+    uint16_t *codes = NULL;
+    uint8_t *scales = NULL;
+    mx_operand_fmt fo;
+    const int quant = mx_operand_fmt_resolve(c, c->out_format, &fo) == 0 && fo.elem.bits < 32;
+    snprintf(path[0], sizeof path[0], "%s/%s.%s.out.npy", o->dump_dir, g->name, ph);
+    dt[0] = NPY_F32; shp[0] = sh; data[0] = out; nf = 1;
+    if (quant) {
+        y = malloc(sizeof *y * n + 1);
+        codes = malloc(sizeof *codes * n + 1);
+        if (!y || !codes) { mx_print_error("mxsim run", "--dump: out of memory (GEMM '%s')", g->name); goto done; }
+        memcpy(y, out, sizeof *y * n);
+        uint64_t rng = 0;
+        mx_encode_opts enc = {c->round, MX_OVERFLOW_SATURATE, &rng};
+        if (fo.is_mx) {
+            mx_block_spec spec;
+            memset(&spec, 0, sizeof spec);
+            spec.elem = fo.elem;
+            spec.block = c->block_size;
+            spec.axis = -1;
+            spec.tile_rows = c->tile_rows;
+            spec.tile_cols = c->tile_rows > 0 ? c->tile_cols : 0;
+            spec.scale_rule = c->scale_rule;
+            spec.enc = enc;
+            mx_shape ssh;
+            if (mx_block_scale_shape(&spec, &sh, &ssh, err, sizeof err) != 0 ||
+                !(scales = malloc(mx_shape_count(&ssh) + 1)) ||
+                mx_block_quantize(&spec, &sh, y, codes, scales, NULL, err, sizeof err) != 0) {
+                mx_print_error("mxsim run", "--dump: GEMM '%s': re-quantizing the outputs to %s: %s", g->name,
+                               c->out_format, scales ? err : "out of memory");
+                goto done;
+            }
+            snprintf(path[2], sizeof path[2], "%s/%s.%s.out_scales.npy", o->dump_dir, g->name, ph);
+            dt[2] = NPY_U8; shp[2] = ssh; data[2] = scales;
+        } else {
+            for (size_t i = 0; i < n; i++) codes[i] = (uint16_t)mx_encode(&fo.elem, y[i], &enc, NULL);
+        }
+        snprintf(path[1], sizeof path[1], "%s/%s.%s.out_codes.npy", o->dump_dir, g->name, ph);
+        dt[1] = NPY_U16; shp[1] = sh; data[1] = codes;
+        if (fo.elem.bits <= 8) { /* codes as uint8, as `mxsim quant --codes` writes them */
+            uint8_t *c8 = (uint8_t *)codes;
+            for (size_t i = 0; i < n; i++) c8[i] = (uint8_t)codes[i];
+            dt[1] = NPY_U8;
+        }
+        nf = fo.is_mx ? 3 : 2;
+    }
+    for (int i = 0; i < nf; i++)
+        if (npy_write_tmp(path[i], dt[i], &shp[i], data[i], tmp[i], err, sizeof err) != 0) {
+            for (int j = 0; j < i; j++) npy_discard(tmp[j]);
+            mx_print_error("mxsim run", "--dump: %s", err);
+            goto done;
+        }
+    for (int i = 0; i < nf; i++)
+        if (npy_commit(tmp[i], path[i], err, sizeof err) != 0) {
+            for (int j = i + 1; j < nf; j++) npy_discard(tmp[j]);
+            mx_print_error("mxsim run", "--dump: %s", err);
+            goto done;
+        }
+    rc = 0;
+done:
+    free(y);
+    free(codes);
+    free(scales);
+    return rc;
+}
+
 /* Runs the trace on r's configuration (configure() first). */
 static int simulate(const run_opts *o, const char *config_path, const mx_trace *tr, run_result *r)
 {
@@ -235,14 +403,43 @@ static int simulate(const run_opts *o, const char *config_path, const mx_trace *
                 return 2;
             }
             mx_func_data d = {o->seed + i, da, db};
-            rc = mx_arch_gemm_functional_mt(&r->cfg, g, &d, &one, NULL, o->jobs, err, sizeof err);
+            /* --dump: a full output buffer, except for a row that would be
+             * sampled (an output buffer turns sampling off, mx_func.c: the
+             * report stays the one without --dump) */
+            uint32_t *out = NULL;
+            int sampled = (double)g->M * (double)g->N * (double)g->K > (double)r->cfg.functional_max_macs && !da && !db;
+            if (o->dump_dir && !sampled && !(out = malloc(sizeof *out * (size_t)g->M * (size_t)g->N + 1))) {
+                free(da);
+                free(db);
+                progress_bar(bar, tr->n, tr->n, "");
+                mx_print_error("mxsim run", "--dump: out of memory for the %lld x %lld outputs of GEMM '%s'", g->M, g->N, g->name);
+                return 2;
+            }
+            rc = mx_arch_gemm_functional_mt(&r->cfg, g, &d, &one, out, o->jobs, err, sizeof err);
             free(da);
             free(db);
             if (rc == 1) {
                 progress_bar(bar, tr->n, tr->n, "");
                 mx_print_error("mxsim run", "note: %s:%d: %s", o->trace_path, g->line, err);
+                if (o->dump_dir)
+                    mx_print_error("mxsim run", "note: --dump: GEMM '%s' phase %s (%s:%d) not dumped: timing only", g->name,
+                                   mx_phase_name(g->phase), o->trace_path, g->line);
                 rc = 0;
+            } else if (rc == 0 && o->dump_dir && out && one.functional) {
+                if (dump_gemm(o, &r->cfg, g, out) != 0) {
+                    free(out);
+                    progress_bar(bar, tr->n, tr->n, "");
+                    return 2;
+                }
+            } else if (rc == 0 && o->dump_dir) {
+                progress_bar(bar, tr->n, tr->n, "");
+                mx_print_error("mxsim run", "note: --dump: GEMM '%s' phase %s (%s:%d) not dumped: M*N*K = %.0f is above functional.max_macs = %lld, "
+                               "so its outputs are sampled (--set functional.max_macs=%.0f computes them in full)",
+                               g->name, mx_phase_name(g->phase), o->trace_path, g->line,
+                               (double)g->M * (double)g->N * (double)g->K, r->cfg.functional_max_macs,
+                               (double)g->M * (double)g->N * (double)g->K);
             }
+            free(out);
         } else {
             rc = mx_arch_gemm_timing(&r->cfg, g, &one, err, sizeof err);
         }
@@ -658,7 +855,8 @@ int mxsim_cmd_run(int argc, char **argv)
         mx_print_error("mxsim run", "%s", err);
         return 2;
     }
-    rc = simulate(&o, o.config_path, &tr, &a);
+    rc = dump_check(&o, &tr);
+    if (!rc) rc = simulate(&o, o.config_path, &tr, &a);
     if (!rc && o.compare_path) rc = simulate(&o, o.compare_path, &tr, &b);
     if (!rc) {
         if (!o.quiet) {
