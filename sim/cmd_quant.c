@@ -298,27 +298,6 @@ static npy_dtype code_dtype(int bits)
     return bits <= 8 ? NPY_U8 : bits <= 16 ? NPY_U16 : NPY_U32;
 }
 
-/* Narrows 32-bit codes in place to the width of dtype (little helper for the
- * writer, which reads elements of the dtype's size). */
-static void narrow_codes32(uint32_t *c, size_t n, npy_dtype t)
-{
-    if (t == NPY_U8) {
-        uint8_t *d = (uint8_t *)c;
-        for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c[i];
-    } else if (t == NPY_U16) {
-        uint16_t *d = (uint16_t *)c;
-        for (size_t i = 0; i < n; i++) d[i] = (uint16_t)c[i];
-    }
-}
-
-static void narrow_codes16(uint16_t *c, size_t n, npy_dtype t)
-{
-    if (t == NPY_U8) {
-        uint8_t *d = (uint8_t *)c;
-        for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c[i];
-    }
-}
-
 static size_t shape_count(const mx_shape *sh)
 {
     size_t n = 1;
@@ -335,33 +314,137 @@ static int check_axis(const char *opt, int axis, const mx_shape *sh, const char 
     return 0;
 }
 
-typedef struct {
-    const char *path;
-    npy_dtype   dtype;
-    mx_shape    shape;
-    const void *data;
-} pending_output;
+/* ---- chunked processing ------------------------------------------------------
+ * The tensor is processed in chunks of whole blocks, in the order of the
+ * scale tensor, so that each chunk's outputs are contiguous pieces of the
+ * output files: read a chunk, quantize it, append its dequantized values (and
+ * codes and scales when asked for), next chunk.  Blocks never straddle a
+ * chunk, and the chunks are processed in order, so the outputs (including the
+ * sequence of stochastic-rounding draws) are those of one whole-tensor call.
+ *   element formats:  any CHUNK elements
+ *   1-D blocks along axis a (MX, BDR), tensor seen as (outer, len, inner):
+ *     whole outer slices when len*inner <= CHUNK, else, when inner == 1,
+ *     runs of whole blocks inside one slice, else one slice per chunk
+ *   2-D tiles over (batch, R, C): whole batches when R*C <= CHUNK, else bands
+ *     of whole tile rows inside one batch
+ *   per-tensor / per-channel scaling: the whole tensor (its scales need it all)
+ * A regular input file is read chunk by chunk; a stream (pipe) is read whole
+ * first, as npy_read_f32 does, and then processed the same way from memory. */
+#define QUANT_CHUNK ((size_t)1 << 18) /* elements: 1 MiB of FP32 */
 
-/* Writes every output to a temporary file, then renames them all into place;
- * on any failure no output remains. */
-static int write_outputs(const pending_output *o, int n)
+typedef struct {
+    int      mode;          /* 0 element, 1 blocks (1-D), 2 tiles, 3 whole */
+    size_t   n;
+    size_t   outer, len, inner, k;   /* 1-D */
+    size_t   batch, R, C, tr;         /* tiles */
+    const mx_shape *sh;
+    size_t   cap;           /* largest chunk in elements */
+} chunk_plan;
+
+static void plan_init(chunk_plan *p, quant_kind kind, const mx_shape *sh, int block, int axis,
+                      int tile_rows)
 {
-    char tmp[3][NPY_TMP_PATH_MAX];
-    char err[512];
-    for (int i = 0; i < n; i++) {
-        if (npy_write_tmp(o[i].path, o[i].dtype, &o[i].shape, o[i].data, tmp[i], err, sizeof err) != 0) {
-            for (int j = 0; j < i; j++) npy_discard(tmp[j]);
-            return quant_fail("%s", err);
-        }
+    memset(p, 0, sizeof *p);
+    p->sh = sh;
+    p->n = shape_count(sh);
+    if (kind == QK_ELEMENT) {
+        p->mode = 0;
+        p->cap = p->n < QUANT_CHUNK ? p->n : QUANT_CHUNK;
+    } else if (kind == QK_SCALED) {
+        p->mode = 3;
+        p->cap = p->n;
+    } else if (tile_rows > 0) {
+        p->mode = 2;
+        p->R = sh->dim[sh->ndim - 2];
+        p->C = sh->dim[sh->ndim - 1];
+        p->batch = 1;
+        for (int d = 0; d < sh->ndim - 2; d++) p->batch *= sh->dim[d];
+        p->tr = (size_t)tile_rows;
+        size_t per = p->R * p->C, band = p->tr * p->C;
+        if (per <= QUANT_CHUNK) p->cap = per * (QUANT_CHUNK / (per ? per : 1));
+        else p->cap = band * (band >= QUANT_CHUNK ? 1 : QUANT_CHUNK / band);
+    } else {
+        p->mode = 1;
+        int a = axis < 0 ? axis + sh->ndim : axis;
+        p->outer = 1;
+        p->inner = 1;
+        p->len = sh->dim[a];
+        p->k = (size_t)block;
+        for (int d = 0; d < a; d++) p->outer *= sh->dim[d];
+        for (int d = a + 1; d < sh->ndim; d++) p->inner *= sh->dim[d];
+        size_t slice = p->len * p->inner;
+        if (slice <= QUANT_CHUNK) p->cap = slice * (QUANT_CHUNK / (slice ? slice : 1));
+        else if (p->inner == 1) p->cap = p->k >= QUANT_CHUNK ? p->k : QUANT_CHUNK / p->k * p->k;
+        else p->cap = slice;
     }
-    for (int i = 0; i < n; i++) {
-        if (npy_commit(tmp[i], o[i].path, err, sizeof err) != 0) {
-            for (int j = i + 1; j < n; j++) npy_discard(tmp[j]);
-            for (int j = 0; j < i; j++) remove(o[j].path);
-            return quant_fail("%s", err);
-        }
+    if (p->cap > p->n) p->cap = p->n;
+}
+
+/* The chunk starting at element pos: its element count and the shape (and
+ * 1-D axis) to hand to the kernel. */
+static size_t plan_chunk(const chunk_plan *p, size_t pos, mx_shape *sub, int *sub_axis)
+{
+    size_t left = p->n - pos;
+    memset(sub, 0, sizeof *sub);
+    *sub_axis = 0;
+    if (p->mode == 0) {
+        size_t c = left < p->cap ? left : p->cap;
+        sub->ndim = 1;
+        sub->dim[0] = c;
+        return c;
     }
-    return 0;
+    if (p->mode == 3) {
+        *sub = *p->sh;
+        return left;
+    }
+    if (p->mode == 2) {
+        size_t per = p->R * p->C;
+        sub->ndim = 3;
+        sub->dim[2] = p->C;
+        if (per <= QUANT_CHUNK) {
+            size_t b = p->cap / per;
+            if (b > left / per) b = left / per;
+            sub->dim[0] = b;
+            sub->dim[1] = p->R;
+            return b * per;
+        }
+        size_t row = (pos % per) / p->C, rows = p->cap / p->C;
+        if (rows > p->R - row) rows = p->R - row;
+        sub->dim[0] = 1;
+        sub->dim[1] = rows;
+        return rows * p->C;
+    }
+    size_t slice = p->len * p->inner;
+    sub->ndim = 3;
+    *sub_axis = 1;
+    sub->dim[1] = p->len;
+    sub->dim[2] = p->inner;
+    if (slice <= QUANT_CHUNK || p->inner != 1) {
+        size_t o = p->cap / slice;
+        if (o > left / slice) o = left / slice;
+        sub->dim[0] = o;
+        return o * slice;
+    }
+    size_t at = pos % p->len, c = p->cap;
+    if (c > p->len - at) c = p->len - at;
+    sub->dim[0] = 1;
+    sub->dim[1] = c;
+    return c;
+}
+
+static void narrow_codes_to(const uint32_t *c32, const uint16_t *c16, size_t n, npy_dtype t, void *dst)
+{
+    if (t == NPY_U8) {
+        uint8_t *d = dst;
+        if (c32) for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c32[i];
+        else for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c16[i];
+    } else if (t == NPY_U16) {
+        uint16_t *d = dst;
+        if (c32) for (size_t i = 0; i < n; i++) d[i] = (uint16_t)c32[i];
+        else if (d != (void *)c16) memcpy(d, c16, n * sizeof *d);
+    } else if (c32 && dst != (const void *)c32) {
+        memcpy(dst, c32, n * sizeof *c32);
+    }
 }
 
 int mxsim_cmd_quant(int argc, char **argv)
@@ -420,63 +503,55 @@ int mxsim_cmd_quant(int argc, char **argv)
     if (kind == QK_MX && a.tile_rows && a.axis_set)
         return quant_fail("--axis does not apply to 2-D tiles (--block %s covers the last two axes)", a.block_text);
 
-    /* Read the input. */
+    /* Open the input: header and (regular file) size checked here.  A stream,
+     * and the whole-tensor kinds, are read completely before the shape checks,
+     * as before; a regular file is then read chunk by chunk. */
     mx_shape sh;
+    npy_reader rd;
     float *x = NULL;
     char err[512];
-    if (npy_read_f32(a.in, &sh, &x, err, sizeof err) != 0) return quant_fail("%s", err);
+    if (npy_open_f32(a.in, &rd, &sh, err, sizeof err) != 0) return quant_fail("%s", err);
+    const int whole = !rd.regular || kind == QK_SCALED;
+    if (whole && npy_read_all_f32(&rd, &x, err, sizeof err) != 0) {
+        npy_close(&rd);
+        return quant_fail("%s", err);
+    }
     size_t n = shape_count(&sh);
-    size_t nalloc = n ? n : 1;
 
+    int status = 0;
     if (kind == QK_MX || kind == QK_BDR) {
         if (kind == QK_MX && a.tile_rows) {
             if (sh.ndim < 2) {
-                free(x);
-                return quant_fail("--block %s: 2-D tiles need a tensor of rank >= 2; %s has rank %d",
-                                  a.block_text, a.in, sh.ndim);
+                status = quant_fail("--block %s: 2-D tiles need a tensor of rank >= 2; %s has rank %d",
+                                    a.block_text, a.in, sh.ndim);
             }
         } else if (check_axis("--axis", a.axis, &sh, a.in) != 0) {
-            free(x);
-            return 2;
+            status = 2;
         }
     }
-    if (kind == QK_SCALED && a.per_channel && check_axis("--per-channel", a.channel_axis, &sh, a.in) != 0) {
-        free(x);
-        return 2;
-    }
-    if (kind == QK_SCALED) {
+    if (!status && kind == QK_SCALED && a.per_channel && check_axis("--per-channel", a.channel_axis, &sh, a.in) != 0)
+        status = 2;
+    if (!status && kind == QK_SCALED) {
         for (size_t i = 0; i < n; i++)
             if (!isfinite(x[i])) {
-                double v = x[i];
-                free(x);
-                return quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
-                                  "FP32 scaling needs finite data", a.in, v, i);
+                status = quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
+                                    "FP32 scaling needs finite data", a.in, (double)x[i], i);
+                break;
             }
+    }
+    if (status) {
+        npy_close(&rd);
+        free(x);
+        return status;
     }
 
     uint64_t rng = a.seed;
     mx_encode_opts enc = {a.round, a.overflow, &rng};
-    float *deq = malloc(nalloc * sizeof *deq);
-    void *codes = malloc(nalloc * sizeof(uint32_t));
-    void *scales = NULL;
+    mx_block_spec spec;
+    memset(&spec, 0, sizeof spec);
     mx_shape scale_shape = {0, {0}};
     npy_dtype codes_dtype = NPY_U8, scales_dtype = NPY_U8;
-    size_t nan_blocks = 0, invalid = 0;
-    int status = 0;
-    if (!deq || !codes) { status = quant_fail("out of memory (%zu elements)", n); goto done; }
-
-    if (kind == QK_ELEMENT) {
-        uint32_t *c = codes;
-        for (size_t i = 0; i < n; i++) {
-            c[i] = mx_encode(&elem, x[i], &enc, NULL);
-            deq[i] = mx_decode_f32(&elem, c[i]);
-            if ((isnan(x[i]) && !isnan(deq[i])) || (isinf(x[i]) && !isinf(deq[i]))) invalid++;
-        }
-        codes_dtype = code_dtype(elem.bits);
-        narrow_codes32(c, n, codes_dtype);
-    } else if (kind == QK_MX) {
-        mx_block_spec spec;
-        memset(&spec, 0, sizeof spec);
+    if (kind == QK_MX) {
         spec.elem = elem;
         spec.block = a.block;
         spec.axis = a.axis;
@@ -485,73 +560,166 @@ int mxsim_cmd_quant(int argc, char **argv)
         spec.scale_rule = a.scale_rule;
         spec.enc = enc;
         spec.enc.overflow = MX_OVERFLOW_SATURATE;
-        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0) {
+        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0)
             status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
-            goto done;
-        }
-        size_t ns = shape_count(&scale_shape);
-        scales = malloc(ns ? ns : 1);
-        if (!scales) { status = quant_fail("out of memory"); goto done; }
-        if (n && mx_block_quantize(&spec, &sh, x, codes, scales, deq, err, sizeof err) != 0) {
-            status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
-            goto done;
-        }
-        for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
         codes_dtype = code_dtype(elem.bits);
-        narrow_codes16(codes, n, codes_dtype);
     } else if (kind == QK_BDR) {
-        mx_block_spec spec;
-        memset(&spec, 0, sizeof spec);
         spec.elem = elem;
         spec.block = bdr.k1;
         spec.axis = a.axis;
-        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0) {
+        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0)
             status = quant_fail("%s: %s: %s", a.format, a.in, err);
-            goto done;
-        }
-        size_t ns = shape_count(&scale_shape);
-        scales = malloc(ns ? ns : 1);
-        if (!scales) { status = quant_fail("out of memory"); goto done; }
-        if (n && mx_bdr_quantize(&bdr, a.axis, a.round, &sh, x, codes, scales, NULL, deq, err,
-                                 sizeof err) != 0) {
-            status = quant_fail("%s: %s: %s", a.format, a.in, err);
-            goto done;
-        }
-        for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
         codes_dtype = code_dtype(bdr.mbits + 1);
-        narrow_codes16(codes, n, codes_dtype);
-    } else {
+    } else if (kind == QK_SCALED) {
         scale_shape.ndim = 1;
         if (a.per_tensor) scale_shape.dim[0] = 1;
         else scale_shape.dim[0] = sh.dim[a.channel_axis < 0 ? a.channel_axis + sh.ndim : a.channel_axis];
-        size_t ns = shape_count(&scale_shape);
-        scales = malloc((ns ? ns : 1) * sizeof(float));
         scales_dtype = NPY_F32;
-        if (!scales) { status = quant_fail("out of memory"); goto done; }
-        if (n && mx_scaled_quantize(&elem, &enc, a.per_tensor, a.channel_axis, &sh, x, codes, scales, deq,
-                                    err, sizeof err) != 0) {
-            status = quant_fail("%s: %s", a.in, err);
-            goto done;
-        }
-        if (!n) for (size_t i = 0; i < ns; i++) ((float *)scales)[i] = 1.0f;
         codes_dtype = code_dtype(elem.bits);
-        narrow_codes16(codes, n, codes_dtype);
+    } else {
+        codes_dtype = code_dtype(elem.bits);
+    }
+    if (status) {
+        npy_close(&rd);
+        free(x);
+        return status;
     }
 
-    pending_output outs[3];
-    int nout = 0;
-    outs[nout++] = (pending_output){a.out, NPY_F32, sh, deq};
-    if (a.codes_path) outs[nout++] = (pending_output){a.codes_path, codes_dtype, sh, codes};
-    if (a.scales_path) outs[nout++] = (pending_output){a.scales_path, scales_dtype, scale_shape, scales};
-    status = write_outputs(outs, nout);
-    if (status == 0 && nan_blocks)
+    /* Buffers for one chunk, only those the requested outputs need. */
+    chunk_plan plan;
+    plan_init(&plan, kind, &sh, kind == QK_BDR ? bdr.k1 : a.block, a.axis, kind == QK_MX ? a.tile_rows : 0);
+    const size_t cap = plan.cap ? plan.cap : 1;
+    const int want_codes = a.codes_path != NULL;
+    float *inbuf = whole ? NULL : malloc(cap * sizeof *inbuf);
+    float *deq = malloc(cap * sizeof *deq);
+    /* element formats encode one value at a time (no codes buffer without
+     * --codes); the block kernels take uint16 codes, only when asked for */
+    void *codes = want_codes ? malloc(cap * sizeof(uint32_t)) : NULL;
+    const size_t ns_total = (kind == QK_MX || kind == QK_BDR || kind == QK_SCALED) ? shape_count(&scale_shape) : 0;
+    void *scales = NULL;
+    if (kind == QK_MX || kind == QK_BDR) scales = malloc(cap ? cap : 1);
+    else if (kind == QK_SCALED) scales = malloc((ns_total ? ns_total : 1) * sizeof(float));
+    npy_writer w_out, w_codes, w_scales;
+    int have_out = 0, have_codes = 0, have_scales = 0;
+    size_t nan_blocks = 0, invalid = 0;
+    if (!deq || (!whole && !inbuf) || (want_codes && !codes) ||
+        (kind != QK_ELEMENT && !scales)) {
+        status = quant_fail("out of memory (%zu elements)", n);
+        goto done;
+    }
+
+    /* Temporary outputs with their headers, then the chunks. */
+    if (npy_writer_open(&w_out, a.out, NPY_F32, &sh, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
+    have_out = 1;
+    if (want_codes) {
+        if (npy_writer_open(&w_codes, a.codes_path, codes_dtype, &sh, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
+        have_codes = 1;
+    }
+    if (a.scales_path) {
+        if (npy_writer_open(&w_scales, a.scales_path, scales_dtype, &scale_shape, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
+        have_scales = 1;
+    }
+
+    for (size_t pos = 0; pos < n;) {
+        mx_shape sub;
+        int sub_axis;
+        size_t cnt = plan_chunk(&plan, pos, &sub, &sub_axis);
+        if (cnt == 0) { status = quant_fail("internal error: empty chunk at element %zu", pos); goto done; }
+        const float *src = x ? x + pos : inbuf;
+        if (!x && npy_read_chunk_f32(&rd, inbuf, cnt, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
+        size_t ns = 0;
+        if (kind == QK_ELEMENT) {
+            uint32_t *c = codes;
+            for (size_t i = 0; i < cnt; i++) {
+                uint32_t code = mx_encode(&elem, src[i], &enc, NULL);
+                if (c) c[i] = code;
+                deq[i] = mx_decode_f32(&elem, code);
+                if ((isnan(src[i]) && !isnan(deq[i])) || (isinf(src[i]) && !isinf(deq[i]))) invalid++;
+            }
+        } else if (kind == QK_MX) {
+            mx_block_spec cs = spec;
+            if (!cs.tile_rows) cs.axis = sub_axis;
+            mx_shape ssub;
+            if (mx_block_scale_shape(&cs, &sub, &ssub, err, sizeof err) != 0 ||
+                mx_block_quantize(&cs, &sub, src, codes, scales, deq, err, sizeof err) != 0) {
+                status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
+                goto done;
+            }
+            ns = shape_count(&ssub);
+        } else if (kind == QK_BDR) {
+            mx_block_spec cs = spec;
+            cs.axis = sub_axis;
+            mx_shape ssub;
+            if (mx_block_scale_shape(&cs, &sub, &ssub, err, sizeof err) != 0 ||
+                mx_bdr_quantize(&bdr, sub_axis, a.round, &sub, src, codes, scales, NULL, deq, err, sizeof err) != 0) {
+                status = quant_fail("%s: %s: %s", a.format, a.in, err);
+                goto done;
+            }
+            ns = shape_count(&ssub);
+        } else {
+            if (mx_scaled_quantize(&elem, &enc, a.per_tensor, a.channel_axis, &sh, src, codes, scales, deq,
+                                   err, sizeof err) != 0) {
+                status = quant_fail("%s: %s", a.in, err);
+                goto done;
+            }
+            ns = ns_total;
+        }
+        if (kind == QK_MX || kind == QK_BDR)
+            for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
+        if (npy_writer_put(&w_out, deq, cnt, err, sizeof err) != 0) { have_out = 0; status = quant_fail("%s", err); goto done; }
+        if (want_codes) {
+            narrow_codes_to(kind == QK_ELEMENT ? codes : NULL, kind == QK_ELEMENT ? NULL : codes, cnt,
+                            codes_dtype, codes);
+            if (npy_writer_put(&w_codes, codes, cnt, err, sizeof err) != 0) { have_codes = 0; status = quant_fail("%s", err); goto done; }
+        }
+        if (have_scales && npy_writer_put(&w_scales, scales, ns, err, sizeof err) != 0) { have_scales = 0; status = quant_fail("%s", err); goto done; }
+        pos += cnt;
+    }
+    if (kind == QK_SCALED && n == 0 && have_scales) {
+        /* an empty tensor: every channel's scale is 1 */
+        float *sc = scales;
+        for (size_t i = 0; i < ns_total; i++) sc[i] = 1.0f;
+        if (npy_writer_put(&w_scales, scales, ns_total, err, sizeof err) != 0) { have_scales = 0; status = quant_fail("%s", err); goto done; }
+    }
+
+    /* Close every temporary output, then rename them all into place. */
+    {
+        npy_writer *ws[3];
+        const char *paths[3];
+        int nw = 0;
+        ws[nw] = &w_out; paths[nw++] = a.out;
+        if (want_codes) { ws[nw] = &w_codes; paths[nw++] = a.codes_path; }
+        if (a.scales_path) { ws[nw] = &w_scales; paths[nw++] = a.scales_path; }
+        have_out = have_codes = have_scales = 0;
+        for (int i = 0; i < nw; i++) {
+            if (npy_writer_close(ws[i], err, sizeof err) != 0) {
+                for (int j = 0; j < nw; j++) if (j != i) { npy_writer_abort(ws[j]); }
+                status = quant_fail("%s", err);
+                goto done;
+            }
+        }
+        for (int i = 0; i < nw; i++) {
+            if (npy_commit(ws[i]->tmp, paths[i], err, sizeof err) != 0) {
+                for (int j = i + 1; j < nw; j++) npy_discard(ws[j]->tmp);
+                for (int j = 0; j < i; j++) remove(paths[j]);
+                status = quant_fail("%s", err);
+                goto done;
+            }
+        }
+    }
+    if (nan_blocks)
         fprintf(stderr, "mxsim quant: warning: %s: %zu block(s) contain NaN/Inf and were quantized to NaN "
                 "(scale 0xFF)\n", a.in, nan_blocks);
-    if (status == 0 && invalid)
+    if (invalid)
         fprintf(stderr, "mxsim quant: warning: %s: %zu NaN/Inf value(s) have no such code in %s and were "
                 "encoded per mx_policy.h (NaN -> +0 or NaN code, Inf -> +-max or NaN)\n", a.in, invalid, elem.name);
 done:
+    if (have_out) npy_writer_abort(&w_out);
+    if (have_codes) npy_writer_abort(&w_codes);
+    if (have_scales) npy_writer_abort(&w_scales);
+    npy_close(&rd);
     free(x);
+    free(inbuf);
     free(deq);
     free(codes);
     free(scales);

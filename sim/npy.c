@@ -319,69 +319,156 @@ static int read_stream_data(int fd, size_t need, const char *path, unsigned char
     return 0;
 }
 
-static int read_fd(int fd, const char *path, mx_shape *shape, float **data, char *err, size_t errlen)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define NPY_HOST_LE 1
+#else
+#define NPY_HOST_LE 0
+#endif
+
+int npy_open_f32(const char *path, npy_reader *r, mx_shape *shape, char *err, size_t errlen)
 {
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    r->path = path;
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) return fail(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
-    if (S_ISDIR(st.st_mode)) return fail(err, errlen, "%s: is a directory, not an .npy file", path);
+    if (fstat(fd, &st) != 0) { int e = errno; close(fd); return fail(err, errlen, "%s: cannot stat: %s", path, strerror(e)); }
+    if (S_ISDIR(st.st_mode)) { close(fd); return fail(err, errlen, "%s: is a directory, not an .npy file", path); }
     const int regular = S_ISREG(st.st_mode);
     const uint64_t size = regular ? (uint64_t)st.st_size : UINT64_MAX;
 
     /* Preamble and header, each read only as far as the format allows. */
     unsigned char pre[12];
     size_t got = 0, hoff = 0, hlen = 0, count = 0, need = 0; /* as in npy_parse_f32 */
-    if (read_full(fd, pre, 8, &got) != 0) return fail(err, errlen, "%s: read error: %s", path, strerror(errno));
-    if (parse_preamble(pre, got, path, &hoff, err, errlen) != 0) return -1;
-    if (read_full(fd, pre + 8, hoff - 8, &got) != 0)
-        return fail(err, errlen, "%s: read error: %s", path, strerror(errno));
-    if (got < hoff - 8) return fail(err, errlen, "%s: truncated .npy header", path);
-    if (header_length(pre, hoff, path, &hlen, err, errlen) != 0) return -1;
-    if (hoff + hlen > size) return fail(err, errlen, "%s: truncated .npy header", path);
-    unsigned char *text = malloc(hlen ? hlen : 1);
-    if (!text) return fail(err, errlen, "%s: out of memory", path);
-    if (read_full(fd, text, hlen, &got) != 0) {
-        int saved = errno;
-        free(text);
-        return fail(err, errlen, "%s: read error: %s", path, strerror(saved));
-    }
+    int rc = -1;
+    unsigned char *text = NULL;
     npy_header h;
-    int rc = got < hlen ? fail(err, errlen, "%s: truncated .npy header", path)
-                        : parse_dict(text, hlen, path, &h, &count, &need, err, errlen);
-    free(text);
-    if (rc != 0) return -1;
+    if (read_full(fd, pre, 8, &got) != 0) { fail(err, errlen, "%s: read error: %s", path, strerror(errno)); goto out; }
+    if (parse_preamble(pre, got, path, &hoff, err, errlen) != 0) goto out;
+    if (read_full(fd, pre + 8, hoff - 8, &got) != 0) { fail(err, errlen, "%s: read error: %s", path, strerror(errno)); goto out; }
+    if (got < hoff - 8) { fail(err, errlen, "%s: truncated .npy header", path); goto out; }
+    if (header_length(pre, hoff, path, &hlen, err, errlen) != 0) goto out;
+    if (hoff + hlen > size) { fail(err, errlen, "%s: truncated .npy header", path); goto out; }
+    text = malloc(hlen ? hlen : 1);
+    if (!text) { fail(err, errlen, "%s: out of memory", path); goto out; }
+    if (read_full(fd, text, hlen, &got) != 0) { fail(err, errlen, "%s: read error: %s", path, strerror(errno)); goto out; }
+    if (got < hlen) { fail(err, errlen, "%s: truncated .npy header", path); goto out; }
+    if (parse_dict(text, hlen, path, &h, &count, &need, err, errlen) != 0) goto out;
 
-    /* The data: a regular file's size is checked before anything is allocated. */
-    unsigned char *raw = NULL;
+    /* A regular file's size is checked before anything is allocated. */
     if (regular) {
         uint64_t have = size - hoff - hlen;
-        if (have < need)
-            return fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %llu",
-                        path, need, (unsigned long long)have);
-        if (have > need)
-            return fail(err, errlen, "%s: %llu unexpected bytes after the data", path,
-                        (unsigned long long)(have - need));
-        raw = malloc(need ? need : 1);
-        if (!raw) return fail(err, errlen, "%s: out of memory (%zu bytes)", path, need);
-        if (read_full(fd, raw, need, &got) != 0 || got != need) {
-            int saved = errno;
-            free(raw);
-            return fail(err, errlen, "%s: read error: %s", path, got != need ? "file shrank while read" : strerror(saved));
+        if (have < need) {
+            fail(err, errlen, "%s: truncated data: the shape needs %zu bytes, the file has %llu", path, need,
+                 (unsigned long long)have);
+            goto out;
         }
-    } else if (read_stream_data(fd, need, path, &raw, err, errlen) != 0) {
-        return -1;
+        if (have > need) {
+            fail(err, errlen, "%s: %llu unexpected bytes after the data", path, (unsigned long long)(have - need));
+            goto out;
+        }
     }
-    rc = convert_data(raw, count, &h, path, shape, data, err, errlen);
+    rc = 0;
+out:
+    free(text);
+    if (rc != 0) { close(fd); return -1; }
+    r->fd = fd;
+    r->itemsize = h.itemsize;
+    r->regular = regular;
+    r->count = count;
+    *shape = h.shape;
+    return 0;
+}
+
+/* Converts count little-endian items of itemsize bytes at p to floats at out. */
+static void convert_into(const unsigned char *p, size_t count, int itemsize, float *out)
+{
+    if (itemsize == 4) {
+        if (NPY_HOST_LE) { memcpy(out, p, count * 4); return; }
+        for (size_t i = 0; i < count; i++) {
+            uint32_t b = rd_le32(p + 4 * i);
+            memcpy(&out[i], &b, 4);
+        }
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
+        uint64_t b = (uint64_t)rd_le32(p + 8 * i) | (uint64_t)rd_le32(p + 8 * i + 4) << 32;
+        double d;
+        memcpy(&d, &b, 8);
+        out[i] = (float)d;
+    }
+}
+
+int npy_read_chunk_f32(npy_reader *r, float *dst, size_t count, char *err, size_t errlen)
+{
+    if (count > r->count - r->done)
+        return fail(err, errlen, "%s: internal error: read beyond the data", r->path);
+    size_t got = 0;
+    if (r->itemsize == 4 && NPY_HOST_LE) {
+        /* <f4 on a little-endian host: the bytes are the floats, read in place */
+        if (read_full(r->fd, (unsigned char *)dst, count * 4, &got) != 0 || got != count * 4) {
+            int saved = errno;
+            return fail(err, errlen, "%s: read error: %s", r->path,
+                        got != count * 4 ? "file shrank while read" : strerror(saved));
+        }
+    } else {
+        size_t bytes = count * (size_t)r->itemsize;
+        if (bytes > r->rawcap) {
+            unsigned char *nb = realloc(r->raw, bytes);
+            if (!nb) return fail(err, errlen, "%s: out of memory (%zu bytes)", r->path, bytes);
+            r->raw = nb;
+            r->rawcap = bytes;
+        }
+        if (read_full(r->fd, r->raw, bytes, &got) != 0 || got != bytes) {
+            int saved = errno;
+            return fail(err, errlen, "%s: read error: %s", r->path,
+                        got != bytes ? "file shrank while read" : strerror(saved));
+        }
+        convert_into(r->raw, count, r->itemsize, dst);
+    }
+    r->done += count;
+    return 0;
+}
+
+int npy_read_all_f32(npy_reader *r, float **data, char *err, size_t errlen)
+{
+    *data = NULL;
+    size_t count = r->count - r->done;
+    if (r->regular) {
+        float *out = malloc((count ? count : 1) * sizeof *out);
+        if (!out) return fail(err, errlen, "%s: out of memory (%zu elements)", r->path, count);
+        if (npy_read_chunk_f32(r, out, count, err, errlen) != 0) { free(out); return -1; }
+        *data = out;
+        return 0;
+    }
+    unsigned char *raw = NULL;
+    if (read_stream_data(r->fd, count * (size_t)r->itemsize, r->path, &raw, err, errlen) != 0) return -1;
+    float *out = malloc((count ? count : 1) * sizeof *out);
+    if (!out) { free(raw); return fail(err, errlen, "%s: out of memory (%zu elements)", r->path, count); }
+    convert_into(raw, count, r->itemsize, out);
     free(raw);
-    return rc;
+    r->done = r->count;
+    *data = out;
+    return 0;
+}
+
+void npy_close(npy_reader *r)
+{
+    if (r->fd >= 0) close(r->fd);
+    r->fd = -1;
+    free(r->raw);
+    r->raw = NULL;
+    r->rawcap = 0;
 }
 
 int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen)
 {
     *data = NULL;
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
-    int rc = read_fd(fd, path, shape, data, err, errlen);
-    close(fd);
+    npy_reader r;
+    if (npy_open_f32(path, &r, shape, err, errlen) != 0) return -1;
+    int rc = npy_read_all_f32(&r, data, err, errlen);
+    npy_close(&r);
     return rc;
 }
 
@@ -414,35 +501,38 @@ static const char *dtype_descr(npy_dtype t, size_t *itemsize)
     return NULL;
 }
 
-static int write_body(int fd, npy_dtype dtype, const mx_shape *shape, const void *data)
+/* The header of (dtype, shape): version 1.0, padded to 64 bytes as np.save. */
+static size_t make_header(npy_dtype dtype, const mx_shape *shape, unsigned char *head, size_t headlen)
 {
     size_t item;
     const char *descr = dtype_descr(dtype, &item);
     char dict[64 + 24 * MX_MAX_DIMS];
-    size_t count = 1;
     int n = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
-    for (int i = 0; i < shape->ndim; i++) {
+    for (int i = 0; i < shape->ndim; i++)
         n += snprintf(dict + n, sizeof dict - (size_t)n, "%zu,%s", shape->dim[i],
                       i + 1 < shape->ndim ? " " : "");
-        count *= shape->dim[i];
-    }
     /* numpy writes "(2, 3)" but "(5,)"; the trailing comma only matters for rank 1. */
     if (shape->ndim > 1) n--;
     n += snprintf(dict + n, sizeof dict - (size_t)n, "), }");
 
-    unsigned char head[12 + sizeof dict + 64];
     size_t pre = 10;
     size_t total = (pre + (size_t)n + 1 + 63) / 64 * 64; /* +1 for '\n' */
     size_t hlen = total - pre;
+    if (total > headlen) return 0;
     memcpy(head, "\x93NUMPY\x01\x00", 8);
     head[8] = (unsigned char)(hlen & 0xFF);
     head[9] = (unsigned char)(hlen >> 8);
     memcpy(head + pre, dict, (size_t)n);
     memset(head + pre + n, ' ', hlen - (size_t)n - 1);
     head[total - 1] = '\n';
-    if (write_all(fd, head, total) != 0) return -1;
+    return total;
+}
 
-    unsigned char chunk[4096];
+/* count items of `item` bytes (host order) written little-endian. */
+static int write_items(int fd, const void *data, size_t count, size_t item)
+{
+    if (NPY_HOST_LE || item == 1) return write_all(fd, data, count * item);
+    unsigned char chunk[65536];
     const unsigned char *src = data;
     size_t per = sizeof chunk / item;
     for (size_t i = 0; i < count; i += per) {
@@ -450,7 +540,6 @@ static int write_body(int fd, npy_dtype dtype, const mx_shape *shape, const void
         for (size_t j = 0; j < m; j++) {
             const unsigned char *s = src + (i + j) * item;
             uint32_t v = 0;
-            if (item == 1) { chunk[j] = *s; continue; }
             if (item == 2) { uint16_t u; memcpy(&u, s, 2); v = u; }
             else memcpy(&v, s, 4);
             for (size_t b = 0; b < item; b++) chunk[j * item + b] = (unsigned char)(v >> (8 * b));
@@ -460,27 +549,78 @@ static int write_body(int fd, npy_dtype dtype, const mx_shape *shape, const void
     return 0;
 }
 
+int npy_writer_open(npy_writer *w, const char *path, npy_dtype dtype, const mx_shape *shape,
+                    char *err, size_t errlen)
+{
+    memset(w, 0, sizeof *w);
+    w->fd = -1;
+    w->path = path;
+    if (!dtype_descr(dtype, &w->item)) return fail(err, errlen, "%s: internal error: bad dtype", path);
+    int fd = -1;
+    for (int attempt = 0; attempt < 1000 && fd < 0; attempt++) {
+        int n = snprintf(w->tmp, NPY_TMP_PATH_MAX, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
+        if (n < 0 || n >= NPY_TMP_PATH_MAX) { w->tmp[0] = '\0'; return fail(err, errlen, "%s: path too long", path); }
+        fd = open(w->tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
+        if (fd < 0 && errno != EEXIST) {
+            int saved = errno;
+            w->tmp[0] = '\0';
+            return fail(err, errlen, "%s: cannot create: %s", path, strerror(saved));
+        }
+    }
+    if (fd < 0) { w->tmp[0] = '\0'; return fail(err, errlen, "%s: cannot create a temporary file", path); }
+    w->fd = fd;
+    unsigned char head[12 + 64 + 24 * MX_MAX_DIMS + 64];
+    size_t total = make_header(dtype, shape, head, sizeof head);
+    if (total == 0 || write_all(fd, head, total) != 0) {
+        int saved = total == 0 ? EINVAL : errno;
+        npy_writer_abort(w);
+        return fail(err, errlen, "%s: write error: %s", path, strerror(saved));
+    }
+    return 0;
+}
+
+int npy_writer_put(npy_writer *w, const void *data, size_t count, char *err, size_t errlen)
+{
+    if (count == 0) return 0;
+    if (write_items(w->fd, data, count, w->item) != 0) {
+        int saved = errno;
+        npy_writer_abort(w);
+        return fail(err, errlen, "%s: write error: %s", w->path, strerror(saved));
+    }
+    return 0;
+}
+
+int npy_writer_close(npy_writer *w, char *err, size_t errlen)
+{
+    int fd = w->fd;
+    w->fd = -1;
+    if (close(fd) != 0) {
+        int saved = errno;
+        unlink(w->tmp);
+        w->tmp[0] = '\0';
+        return fail(err, errlen, "%s: write error: %s", w->path, strerror(saved));
+    }
+    return 0;
+}
+
+void npy_writer_abort(npy_writer *w)
+{
+    if (w->fd >= 0) close(w->fd);
+    w->fd = -1;
+    if (w->tmp[0]) unlink(w->tmp);
+    w->tmp[0] = '\0';
+}
+
 int npy_write_tmp(const char *path, npy_dtype dtype, const mx_shape *shape, const void *data,
                   char *tmp, char *err, size_t errlen)
 {
-    size_t item;
-    if (!dtype_descr(dtype, &item)) return fail(err, errlen, "%s: internal error: bad dtype", path);
-    int fd = -1;
-    for (int attempt = 0; attempt < 1000 && fd < 0; attempt++) {
-        int n = snprintf(tmp, NPY_TMP_PATH_MAX, "%s.tmp.%ld.%d", path, (long)getpid(), attempt);
-        if (n < 0 || n >= NPY_TMP_PATH_MAX) return fail(err, errlen, "%s: path too long", path);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0666);
-        if (fd < 0 && errno != EEXIST)
-            return fail(err, errlen, "%s: cannot create: %s", path, strerror(errno));
-    }
-    if (fd < 0) return fail(err, errlen, "%s: cannot create a temporary file", path);
-    int rc = write_body(fd, dtype, shape, data);
-    int saved = errno;
-    if (close(fd) != 0 && rc == 0) { rc = -1; saved = errno; }
-    if (rc != 0) {
-        unlink(tmp);
-        return fail(err, errlen, "%s: write error: %s", path, strerror(saved));
-    }
+    npy_writer w;
+    if (npy_writer_open(&w, path, dtype, shape, err, errlen) != 0) return -1;
+    size_t count = 1;
+    for (int i = 0; i < shape->ndim; i++) count *= shape->dim[i];
+    if (npy_writer_put(&w, data, count, err, errlen) != 0) return -1;
+    if (npy_writer_close(&w, err, errlen) != 0) return -1;
+    memcpy(tmp, w.tmp, NPY_TMP_PATH_MAX);
     return 0;
 }
 

@@ -51,6 +51,52 @@ int npy_parse_f32(const unsigned char *buf, size_t len, const char *name,
  * error.  A directory is refused. */
 int npy_read_f32(const char *path, mx_shape *shape, float **data, char *err, size_t errlen);
 
+/* ---- streaming reader (used by `mxsim quant` to process a tensor in chunks) ----
+ * npy_open_f32 reads and checks the preamble and header exactly as
+ * npy_read_f32 does (same bounds, same messages), including the size check of
+ * a regular file, and leaves the file positioned at the data. */
+typedef struct {
+    int         fd;
+    const char *path;
+    int         itemsize;   /* 4 (<f4) or 8 (<f8) */
+    int         regular;    /* regular file: size already checked against the shape */
+    size_t      count;      /* elements of the shape */
+    size_t      done;       /* elements read so far */
+    unsigned char *raw;     /* conversion buffer for <f8 chunks */
+    size_t      rawcap;
+} npy_reader;
+
+int npy_open_f32(const char *path, npy_reader *r, mx_shape *shape, char *err, size_t errlen);
+
+/* The rest of the data (all of it unless chunks were read) as one malloc'ed
+ * float array, with npy_read_f32's rules: a stream is read as it arrives and
+ * one byte beyond the data is an error. */
+int npy_read_all_f32(npy_reader *r, float **data, char *err, size_t errlen);
+
+/* The next `count` elements of a regular file into dst (count <= what is
+ * left).  A short read ("file shrank while read") is an error. */
+int npy_read_chunk_f32(npy_reader *r, float *dst, size_t count, char *err, size_t errlen);
+
+void npy_close(npy_reader *r);
+
+/* ---- streaming writer: header once, then the data in large blocks ---------
+ * npy_writer_open creates the temporary file next to `path` and writes the
+ * header of (dtype, shape); npy_writer_put appends `count` elements;
+ * npy_writer_close closes it and leaves it for npy_commit (w->tmp) or, on a
+ * write error, removes it.  npy_writer_abort closes and removes it. */
+typedef struct {
+    int         fd;
+    const char *path;
+    size_t      item;
+    char        tmp[NPY_TMP_PATH_MAX];
+} npy_writer;
+
+int  npy_writer_open(npy_writer *w, const char *path, npy_dtype dtype, const mx_shape *shape,
+                     char *err, size_t errlen);
+int  npy_writer_put(npy_writer *w, const void *data, size_t count, char *err, size_t errlen);
+int  npy_writer_close(npy_writer *w, char *err, size_t errlen);
+void npy_writer_abort(npy_writer *w);
+
 /* Writes shape/data of the given dtype to a new temporary file next to `path`
  * and stores its name in tmp (NPY_TMP_PATH_MAX bytes).  Returns 0, or -1 with
  * err set (no temporary file is left behind then). */
