@@ -7,7 +7,8 @@
 //    mx_arch_gemm_functional_mt with an output buffer for the same seed (row i
 //    of the trace gets seed + i), with -j 1 and -j 2; the codes and scales equal
 //    `mxsim quant` of the dumped FP32 outputs.
-//  - SampledRowNotDumped: a row above functional.max_macs is not dumped (note).
+//  - SampledRowNotDumped, TimingOnlyRowNotDumped: a row above
+//    functional.max_macs, or one the PE cannot take, is not dumped (a note).
 // Bad input: tests/badinput/dump.tsv.
 #include "cli_helpers.h"
 
@@ -172,6 +173,23 @@ TEST(RunDump, SampledRowNotDumped)
     EXPECT_NE(r.err.find("'big'"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("not dumped"), std::string::npos) << r.err;
     EXPECT_NE(r.err.find("functional.max_macs"), std::string::npos) << r.err;
+    rm_dir(dump);
+}
+
+TEST(RunDump, TimingOnlyRowNotDumped)
+{
+    TempDir t;
+    // BF16 x MXSF: no PE format pair, the row is timed only
+    std::ofstream(t.file("t.csv")) << "name,M,N,K,phase,count,a_format,b_format\n"
+                                      "ok,8,8,32,fwd,1,,\nmixed,8,8,32,fwd,1,bf16,mxsf\n";
+    const std::string dump = t.file("d");
+    RunResult r = run_mxsim(t, {"run", "-q", "-c", src("configs/mxsf.yaml"), "-t", t.file("t.csv"), "--mode",
+                                "functional", "--dump", dump});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(exists(dump + "/ok.fwd.out.npy"));
+    EXPECT_FALSE(exists(dump + "/mixed.fwd.out.npy"));
+    EXPECT_NE(r.err.find("'mixed'"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("timing only"), std::string::npos) << r.err;
     rm_dir(dump);
 }
 
