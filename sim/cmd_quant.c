@@ -30,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef enum { QK_ELEMENT, QK_MX, QK_BDR, QK_SCALED } quant_kind;
 
@@ -447,6 +449,170 @@ static void narrow_codes_to(const uint32_t *c32, const uint16_t *c16, size_t n, 
     }
 }
 
+/* What one chunk needs to be quantized (shared, read-only, by all threads). */
+typedef struct {
+    quant_kind     kind;
+    const quant_args *a;
+    mx_block_spec  spec;    /* MX (and the block shape of BDR) */
+    mx_bdr_format  bdr;
+    mx_format      elem;
+    const mx_shape *sh;     /* the whole tensor (per-tensor/per-channel scaling) */
+} quant_job;
+
+/* Quantizes cnt elements of src (shape sub, 1-D blocks along sub_axis) into
+ * deq, codes (may be NULL: the kernels then skip the codes) and scales (MX,
+ * BDR: *ns E8M0 codes; scaled: the FP32 scales).  enc carries the rounding
+ * and the RNG state.  Returns 0, or -1 with the one-line message in msg. */
+static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const float *src, size_t cnt,
+                       const mx_shape *sub, int sub_axis, void *codes, void *scales, float *deq,
+                       size_t *ns, size_t *invalid, char *msg, size_t msglen)
+{
+    char err[512];
+    const quant_args *a = j->a;
+    *ns = 0;
+    if (j->kind == QK_ELEMENT) {
+        uint32_t *c = codes;
+        size_t bad = 0;
+        for (size_t i = 0; i < cnt; i++) {
+            uint32_t code = mx_encode(&j->elem, src[i], enc, NULL);
+            if (c) c[i] = code;
+            deq[i] = mx_decode_f32(&j->elem, code);
+            if ((isnan(src[i]) && !isnan(deq[i])) || (isinf(src[i]) && !isinf(deq[i]))) bad++;
+        }
+        *invalid += bad;
+        return 0;
+    }
+    if (j->kind == QK_MX) {
+        mx_block_spec cs = j->spec;
+        cs.enc.rng = enc->rng;
+        if (!cs.tile_rows) cs.axis = sub_axis;
+        mx_shape ssub;
+        if (mx_block_scale_shape(&cs, sub, &ssub, err, sizeof err) != 0 ||
+            mx_block_quantize(&cs, sub, src, codes, scales, deq, err, sizeof err) != 0) {
+            snprintf(msg, msglen, "--block %s: %s: %s", a->block_text ? a->block_text : "32", a->in, err);
+            return -1;
+        }
+        *ns = shape_count(&ssub);
+        return 0;
+    }
+    if (j->kind == QK_BDR) {
+        mx_block_spec cs = j->spec;
+        cs.axis = sub_axis;
+        mx_shape ssub;
+        if (mx_block_scale_shape(&cs, sub, &ssub, err, sizeof err) != 0 ||
+            mx_bdr_quantize(&j->bdr, sub_axis, a->round, sub, src, codes, scales, NULL, deq, err, sizeof err) != 0) {
+            snprintf(msg, msglen, "%s: %s: %s", a->format, a->in, err);
+            return -1;
+        }
+        *ns = shape_count(&ssub);
+        return 0;
+    }
+    if (mx_scaled_quantize(&j->elem, enc, a->per_tensor, a->channel_axis, j->sh, src, codes, scales, deq,
+                           err, sizeof err) != 0) {
+        snprintf(msg, msglen, "%s: %s", a->in, err);
+        return -1;
+    }
+    return 0;
+}
+
+static void narrow_codes_to(const uint32_t *c32, const uint16_t *c16, size_t n, npy_dtype t, void *dst);
+
+/* ---- parallel chunks --------------------------------------------------------
+ * Without stochastic rounding the chunks are independent: each worker takes
+ * the next chunk, preads it, quantizes it into its own buffers and pwrites
+ * the results at the chunk's offset in the output files; scales go to their
+ * place in one tensor-wide buffer, written once at the end.  Every byte lands
+ * where the sequential loop puts it, so the files do not depend on the thread
+ * count.  MXSIM_QUANT_THREADS=N overrides the thread count (default: online
+ * CPUs, at most 8; 1 = the sequential loop). */
+#define QUANT_MAX_THREADS 8
+
+typedef struct {
+    size_t   pos, cnt, soff;
+    mx_shape sub;
+    int      sub_axis;
+} quant_piece;
+
+typedef struct {
+    const quant_job  *job;
+    const quant_piece *piece;
+    size_t            npiece, cap;
+    mx_encode_opts    enc;
+    const float      *x;          /* whole tensor in memory, or NULL: pread */
+    const npy_reader *rd;
+    const npy_writer *w_out, *w_codes;
+    npy_dtype         codes_dtype;
+    uint8_t          *scales;     /* tensor-wide E8M0 scales (MX, BDR) */
+    pthread_mutex_t   mu;
+    size_t            next, invalid;
+    int               failed;
+    char              msg[1024];
+} par_ctx;
+
+static void *par_worker(void *arg)
+{
+    par_ctx *c = arg;
+    float *in = c->x ? NULL : malloc(c->cap * sizeof *in);
+    float *deq = malloc(c->cap * sizeof *deq);
+    void *codes = c->w_codes ? malloc(c->cap * sizeof(uint32_t)) : NULL;
+    uint8_t *sc = c->scales ? NULL : malloc(c->cap ? c->cap : 1);
+    size_t invalid = 0;
+    char msg[1024];
+    int ok = deq && (c->x || in) && (!c->w_codes || codes);
+    if (!ok) snprintf(msg, sizeof msg, "out of memory (%zu elements per chunk)", c->cap);
+    for (;;) {
+        pthread_mutex_lock(&c->mu);
+        if (!ok && !c->failed) { c->failed = 1; snprintf(c->msg, sizeof c->msg, "%s", msg); }
+        size_t k = c->failed ? c->npiece : c->next++;
+        pthread_mutex_unlock(&c->mu);
+        if (k >= c->npiece) break;
+        const quant_piece *p = &c->piece[k];
+        const float *src = c->x ? c->x + p->pos : in;
+        size_t ns = 0;
+        ok = (c->x || npy_pread_f32(c->rd, p->pos, in, p->cnt, msg, sizeof msg) == 0) &&
+             quant_chunk(c->job, &c->enc, src, p->cnt, &p->sub, p->sub_axis, codes,
+                         c->scales ? c->scales + p->soff : sc, deq, &ns, &invalid, msg, sizeof msg) == 0 &&
+             npy_writer_pwrite(c->w_out, deq, p->cnt, p->pos, msg, sizeof msg) == 0;
+        if (ok && codes) {
+            narrow_codes_to(c->job->kind == QK_ELEMENT ? codes : NULL, c->job->kind == QK_ELEMENT ? NULL : codes,
+                            p->cnt, c->codes_dtype, codes);
+            ok = npy_writer_pwrite(c->w_codes, codes, p->cnt, p->pos, msg, sizeof msg) == 0;
+        }
+    }
+    pthread_mutex_lock(&c->mu);
+    c->invalid += invalid;
+    pthread_mutex_unlock(&c->mu);
+    free(in);
+    free(deq);
+    free(codes);
+    free(sc);
+    return NULL;
+}
+
+/* Runs the pieces on `threads` threads (the caller is one of them).
+ * Returns 0, or -1 with the first error in c->msg. */
+static int par_run_pieces(par_ctx *c, int threads)
+{
+    pthread_t tid[QUANT_MAX_THREADS];
+    int started[QUANT_MAX_THREADS] = {0};
+    pthread_mutex_init(&c->mu, NULL);
+    for (int t = 1; t < threads; t++) started[t] = pthread_create(&tid[t], NULL, par_worker, c) == 0;
+    par_worker(c);
+    for (int t = 1; t < threads; t++)
+        if (started[t]) pthread_join(tid[t], NULL);
+    pthread_mutex_destroy(&c->mu);
+    return c->failed ? -1 : 0;
+}
+
+static int quant_threads(void)
+{
+    const char *e = getenv("MXSIM_QUANT_THREADS");
+    long v;
+    if (e && *e && parse_int(e, 1, QUANT_MAX_THREADS, &v) == 0) return (int)v;
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > QUANT_MAX_THREADS ? QUANT_MAX_THREADS : (int)n;
+}
+
 int mxsim_cmd_quant(int argc, char **argv)
 {
     quant_args a;
@@ -620,7 +786,81 @@ int mxsim_cmd_quant(int argc, char **argv)
         have_scales = 1;
     }
 
-    for (size_t pos = 0; pos < n;) {
+    quant_job job;
+    memset(&job, 0, sizeof job);
+    job.kind = kind;
+    job.a = &a;
+    job.spec = spec;
+    job.bdr = bdr;
+    job.elem = elem;
+    job.sh = &sh;
+    int threads = (kind == QK_SCALED || a.round == MX_ROUND_STOCHASTIC || n < 2 * cap) ? 1 : quant_threads();
+    if (threads > 1) {
+        /* the pieces in order, with the offset of each one's scales */
+        size_t np = 0, npcap = 16, soff = 0;
+        quant_piece *pieces = malloc(npcap * sizeof *pieces);
+        uint8_t *all_scales = (kind == QK_MX || kind == QK_BDR) ? malloc(ns_total ? ns_total : 1) : NULL;
+        for (size_t pos = 0; pieces && pos < n;) {
+            if (np == npcap) {
+                quant_piece *g = realloc(pieces, 2 * npcap * sizeof *pieces);
+                if (!g) { free(pieces); pieces = NULL; break; }
+                pieces = g;
+                npcap *= 2;
+            }
+            quant_piece *p = &pieces[np];
+            p->pos = pos;
+            p->cnt = plan_chunk(&plan, pos, &p->sub, &p->sub_axis);
+            p->soff = soff;
+            if (p->cnt == 0) { free(pieces); pieces = NULL; break; }
+            if (kind != QK_ELEMENT) {
+                mx_block_spec cs = spec;
+                if (!cs.tile_rows) cs.axis = p->sub_axis;
+                mx_shape ssub;
+                if (mx_block_scale_shape(&cs, &p->sub, &ssub, err, sizeof err) != 0) { free(pieces); pieces = NULL; break; }
+                soff += shape_count(&ssub);
+            }
+            pos += p->cnt;
+            np++;
+        }
+        if (!pieces || (kind != QK_ELEMENT && (!all_scales || soff != ns_total))) {
+            free(pieces);
+            free(all_scales);
+            status = quant_fail("out of memory (%zu elements)", n);
+            goto done;
+        }
+        par_ctx pc;
+        memset(&pc, 0, sizeof pc);
+        pc.job = &job;
+        pc.piece = pieces;
+        pc.npiece = np;
+        pc.cap = cap;
+        pc.enc = enc;
+        pc.x = x;
+        pc.rd = &rd;
+        pc.w_out = &w_out;
+        pc.w_codes = want_codes ? &w_codes : NULL;
+        pc.codes_dtype = codes_dtype;
+        pc.scales = all_scales;
+        int prc = par_run_pieces(&pc, threads);
+        free(pieces);
+        invalid = pc.invalid;
+        if (prc != 0) {
+            free(all_scales);
+            status = quant_fail("%s", pc.msg);
+            goto done;
+        }
+        if (all_scales) {
+            for (size_t i = 0; i < ns_total; i++) nan_blocks += all_scales[i] == 0xFF;
+            if (have_scales && npy_writer_put(&w_scales, all_scales, ns_total, err, sizeof err) != 0) {
+                have_scales = 0;
+                free(all_scales);
+                status = quant_fail("%s", err);
+                goto done;
+            }
+        }
+        free(all_scales);
+    }
+    for (size_t pos = 0; threads == 1 && pos < n;) {
         mx_shape sub;
         int sub_axis;
         size_t cnt = plan_chunk(&plan, pos, &sub, &sub_axis);
@@ -628,42 +868,12 @@ int mxsim_cmd_quant(int argc, char **argv)
         const float *src = x ? x + pos : inbuf;
         if (!x && npy_read_chunk_f32(&rd, inbuf, cnt, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
         size_t ns = 0;
-        if (kind == QK_ELEMENT) {
-            uint32_t *c = codes;
-            for (size_t i = 0; i < cnt; i++) {
-                uint32_t code = mx_encode(&elem, src[i], &enc, NULL);
-                if (c) c[i] = code;
-                deq[i] = mx_decode_f32(&elem, code);
-                if ((isnan(src[i]) && !isnan(deq[i])) || (isinf(src[i]) && !isinf(deq[i]))) invalid++;
-            }
-        } else if (kind == QK_MX) {
-            mx_block_spec cs = spec;
-            if (!cs.tile_rows) cs.axis = sub_axis;
-            mx_shape ssub;
-            if (mx_block_scale_shape(&cs, &sub, &ssub, err, sizeof err) != 0 ||
-                mx_block_quantize(&cs, &sub, src, codes, scales, deq, err, sizeof err) != 0) {
-                status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
-                goto done;
-            }
-            ns = shape_count(&ssub);
-        } else if (kind == QK_BDR) {
-            mx_block_spec cs = spec;
-            cs.axis = sub_axis;
-            mx_shape ssub;
-            if (mx_block_scale_shape(&cs, &sub, &ssub, err, sizeof err) != 0 ||
-                mx_bdr_quantize(&bdr, sub_axis, a.round, &sub, src, codes, scales, NULL, deq, err, sizeof err) != 0) {
-                status = quant_fail("%s: %s: %s", a.format, a.in, err);
-                goto done;
-            }
-            ns = shape_count(&ssub);
-        } else {
-            if (mx_scaled_quantize(&elem, &enc, a.per_tensor, a.channel_axis, &sh, src, codes, scales, deq,
-                                   err, sizeof err) != 0) {
-                status = quant_fail("%s: %s", a.in, err);
-                goto done;
-            }
-            ns = ns_total;
+        char msg[1024];
+        if (quant_chunk(&job, &enc, src, cnt, &sub, sub_axis, codes, scales, deq, &ns, &invalid, msg, sizeof msg) != 0) {
+            status = quant_fail("%s", msg);
+            goto done;
         }
+        if (kind == QK_SCALED) ns = ns_total;
         if (kind == QK_MX || kind == QK_BDR)
             for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
         if (npy_writer_put(&w_out, deq, cnt, err, sizeof err) != 0) { have_out = 0; status = quant_fail("%s", err); goto done; }

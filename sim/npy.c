@@ -374,6 +374,7 @@ out:
     free(text);
     if (rc != 0) { close(fd); return -1; }
     r->fd = fd;
+    r->data_off = (long long)(hoff + hlen);
     r->itemsize = h.itemsize;
     r->regular = regular;
     r->count = count;
@@ -450,6 +451,38 @@ int npy_read_all_f32(npy_reader *r, float **data, char *err, size_t errlen)
     free(raw);
     r->done = r->count;
     *data = out;
+    return 0;
+}
+
+int npy_pread_f32(const npy_reader *r, size_t first, float *dst, size_t count, char *err, size_t errlen)
+{
+    if (first > r->count || count > r->count - first)
+        return fail(err, errlen, "%s: internal error: read beyond the data", r->path);
+    const size_t bytes = count * (size_t)r->itemsize;
+    const int direct = r->itemsize == 4 && NPY_HOST_LE;
+    unsigned char *p = direct ? (unsigned char *)dst : malloc(bytes ? bytes : 1);
+    if (!p) return fail(err, errlen, "%s: out of memory (%zu bytes)", r->path, bytes);
+    off_t off = (off_t)(r->data_off + (long long)(first * (size_t)r->itemsize));
+    size_t got = 0;
+    int saved = 0;
+    while (got < bytes) {
+        ssize_t k = pread(r->fd, p + got, bytes - got, off + (off_t)got);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            saved = errno;
+            break;
+        }
+        if (k == 0) break;
+        got += (size_t)k;
+    }
+    if (got != bytes) {
+        if (!direct) free(p);
+        return fail(err, errlen, "%s: read error: %s", r->path, saved ? strerror(saved) : "file shrank while read");
+    }
+    if (!direct) {
+        convert_into(p, count, r->itemsize, dst);
+        free(p);
+    }
     return 0;
 }
 
@@ -571,6 +604,7 @@ int npy_writer_open(npy_writer *w, const char *path, npy_dtype dtype, const mx_s
     w->fd = fd;
     unsigned char head[12 + 64 + 24 * MX_MAX_DIMS + 64];
     size_t total = make_header(dtype, shape, head, sizeof head);
+    w->data_off = (long long)total;
     if (total == 0 || write_all(fd, head, total) != 0) {
         int saved = total == 0 ? EINVAL : errno;
         npy_writer_abort(w);
@@ -586,6 +620,41 @@ int npy_writer_put(npy_writer *w, const void *data, size_t count, char *err, siz
         int saved = errno;
         npy_writer_abort(w);
         return fail(err, errlen, "%s: write error: %s", w->path, strerror(saved));
+    }
+    return 0;
+}
+
+int npy_writer_pwrite(const npy_writer *w, const void *data, size_t count, size_t first, char *err,
+                      size_t errlen)
+{
+    const unsigned char *p = data;
+    unsigned char buf[65536];
+    size_t done = 0;
+    while (done < count) {
+        /* little-endian host (or bytes): the elements as they are; else swapped in buf */
+        size_t m = count - done;
+        const unsigned char *src = p + done * w->item;
+        if (!(NPY_HOST_LE || w->item == 1)) {
+            if (m > sizeof buf / w->item) m = sizeof buf / w->item;
+            for (size_t j = 0; j < m; j++) {
+                uint32_t v = 0;
+                if (w->item == 2) { uint16_t u; memcpy(&u, src + 2 * j, 2); v = u; }
+                else memcpy(&v, src + 4 * j, 4);
+                for (size_t b = 0; b < w->item; b++) buf[j * w->item + b] = (unsigned char)(v >> (8 * b));
+            }
+            src = buf;
+        }
+        size_t bytes = m * w->item, put = 0;
+        off_t off = (off_t)(w->data_off + (long long)((first + done) * w->item));
+        while (put < bytes) {
+            ssize_t k = pwrite(w->fd, src + put, bytes - put, off + (off_t)put);
+            if (k < 0) {
+                if (errno == EINTR) continue;
+                return fail(err, errlen, "%s: write error: %s", w->path, strerror(errno));
+            }
+            put += (size_t)k;
+        }
+        done += m;
     }
     return 0;
 }

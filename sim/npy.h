@@ -64,6 +64,7 @@ typedef struct {
     size_t      done;       /* elements read so far */
     unsigned char *raw;     /* conversion buffer for <f8 chunks */
     size_t      rawcap;
+    long long   data_off;   /* file offset of the first element */
 } npy_reader;
 
 int npy_open_f32(const char *path, npy_reader *r, mx_shape *shape, char *err, size_t errlen);
@@ -77,6 +78,10 @@ int npy_read_all_f32(npy_reader *r, float **data, char *err, size_t errlen);
  * left).  A short read ("file shrank while read") is an error. */
 int npy_read_chunk_f32(npy_reader *r, float *dst, size_t count, char *err, size_t errlen);
 
+/* Elements [first, first + count) of a regular file into dst, by pread (the
+ * file position is not used, so threads may call it concurrently). */
+int npy_pread_f32(const npy_reader *r, size_t first, float *dst, size_t count, char *err, size_t errlen);
+
 void npy_close(npy_reader *r);
 
 /* ---- streaming writer: header once, then the data in large blocks ---------
@@ -88,12 +93,18 @@ typedef struct {
     int         fd;
     const char *path;
     size_t      item;
+    long long   data_off;   /* file offset of the first element */
     char        tmp[NPY_TMP_PATH_MAX];
 } npy_writer;
 
 int  npy_writer_open(npy_writer *w, const char *path, npy_dtype dtype, const mx_shape *shape,
                      char *err, size_t errlen);
 int  npy_writer_put(npy_writer *w, const void *data, size_t count, char *err, size_t errlen);
+/* Writes count elements as elements [first, first + count) of the data, by
+ * pwrite (threads may call it concurrently on disjoint ranges).  On error the
+ * file is left for the caller to abort. */
+int  npy_writer_pwrite(const npy_writer *w, const void *data, size_t count, size_t first, char *err,
+                       size_t errlen);
 int  npy_writer_close(npy_writer *w, char *err, size_t errlen);
 void npy_writer_abort(npy_writer *w);
 
