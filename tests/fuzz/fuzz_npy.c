@@ -43,6 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         free(y);
+        remove(path); /* the next write-back is a new file, not a rename over this one */
     }
     free(x);
     return 0;

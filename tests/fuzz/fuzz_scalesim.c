@@ -33,7 +33,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     snprintf(out, sizeof out, "%s/out", fuzz_dir());
     snprintf(energy, sizeof energy, "%s/configs/energy/horowitz45.yaml", fuzz_src_dir());
     snprintf(trace, sizeof trace, "%s/trace.csv", out);
-    remove(trace);
+    remove(trace); /* also: new files, not renames over old ones (fuzz_util.c) */
+    char yaml[4300];
+    snprintf(yaml, sizeof yaml, "%s/config.yaml", out);
+    remove(yaml);
     char *argv[] = {"import-scalesim", cfg, top, "-o", out, "--energy", energy, NULL};
     int rc = mxsim_cmd_import_scalesim(7, argv);
     if (rc != 0 && rc != 2) abort(); /* 2: bad input, one line on stderr */

@@ -2,8 +2,8 @@
  * fuzz_util.h — helpers shared by the libFuzzer harnesses in tests/fuzz/.
  *
  * Readers that only take a path get the fuzz input through a file in a
- * per-process scratch directory (created once, under $TMPDIR or /tmp, removed
- * at exit).  A harness must never exit the process on bad input: readers
+ * per-process scratch directory (created once, under $TMPDIR, else /dev/shm,
+ * else /tmp; removed at exit).  A harness must never exit the process on bad input: readers
  * report errors by return value, and the harness only returns.
  */
 #ifndef MXSIM_FUZZ_UTIL_H
