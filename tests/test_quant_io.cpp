@@ -7,10 +7,12 @@
 // that altered a byte, shows up.  Inputs are 8 MiB and larger, so every
 // chunking mode of sim/cmd_quant.c is crossed several times: 1-D blocks
 // within one long row, whole rows, one slice per chunk (axis 0 with an inner
-// dimension), tile bands, element formats, and a pipe (stream) input.
+// dimension), tile bands, element formats, and a pipe (stream) input; each
+// with 1 and 3 threads (MXSIM_QUANT_THREADS) and the default.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -197,6 +199,12 @@ void check_case(const Case &c, bool f64_input = false, bool piped = false)
     }
     Expected e = expected(c, x);
     bool has_scales = !e.scales.empty();
+    // 1 thread (the sequential loop), 3 threads (pread/pwrite workers), and
+    // the default; every run must give the reference bytes.
+    for (const char *threads : {"1", "3", ""}) {
+    SCOPED_TRACE(std::string("MXSIM_QUANT_THREADS=") + threads);
+    if (*threads) setenv("MXSIM_QUANT_THREADS", threads, 1);
+    else unsetenv("MXSIM_QUANT_THREADS");
     for (int with_codes = 0; with_codes < 2; with_codes++) {
         std::vector<std::string> args = {"quant", "--format", c.format};
         args.insert(args.end(), c.opts.begin(), c.opts.end());
@@ -230,6 +238,8 @@ void check_case(const Case &c, bool f64_input = false, bool piped = false)
     }
     // --codes on/off: identical dequantized bytes
     EXPECT_TRUE(read_bytes(dir.file("o1.npy")) == read_bytes(dir.file("o2.npy")));
+    }
+    unsetenv("MXSIM_QUANT_THREADS");
     // nothing left but the input, the outputs and the error capture
     for (const std::string &f : dir.list())
         EXPECT_EQ(f.find(".tmp."), std::string::npos) << "temporary file left: " << f;
