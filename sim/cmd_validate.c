@@ -91,7 +91,7 @@ int mxsim_cmd_validate(int argc, char **argv)
     const char *base = MXSIM_SRC_DIR "/configs/mxsf.yaml", *csv = NULL;
     long long n = 324, max_dim = 2048;
     uint64_t seed = 13;
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
         if (!v) { mx_print_error("mxsim validate", "unknown option or missing value '%s'", a); return 2; }
@@ -109,7 +109,6 @@ int mxsim_cmd_validate(int argc, char **argv)
             else if (!strcmp(a, "--seed")) seed = (uint64_t)x;
             else max_dim = x;
         } else { mx_print_error("mxsim validate", "unknown option '%s'", a); return 2; }
-        i++;
     }
     if (csv) { /* checked before the GEMMs run, not after */
         char cerr[600];
