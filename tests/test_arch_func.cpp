@@ -15,6 +15,7 @@ extern "C" {
 }
 
 #include "arch_test_util.h"
+#include "pe_ref_operands.h"
 
 namespace {
 
@@ -87,47 +88,14 @@ TEST(ArchFunctional, OutputsEqualDirectPeDotLoop)
         EXPECT_LT(tl.kt, K) << "the test must exercise K tiling";
 
         // independent quantization: A as M x K, B as K x N (blocks along axis 0 / tiles over (K, N))
-        mx_pe_fmt pf;
-        ASSERT_EQ(mx_pe_fmt_parse(f.f, &pf), 0);
-        mx_pe_config pc;
-        mx_pe_config_default(pf, &pc);
-        pc.lanes = f.lanes;
-        pc.block = f.tile ? f.tile : 32;
-        std::vector<uint16_t> ac(M * K), bc(K * N);
-        std::vector<uint8_t> as, bs;
-        long long nkb = (K + pc.block - 1) / pc.block;
-        std::vector<uint8_t> arow_s(M * nkb), bcol_s(N * nkb);
-        mx_format el;
-        if (pf == MX_PE_BF16) {
-            ASSERT_EQ(mx_format_lookup("bf16", &el), 0);
-            mx_encode_opts o = {MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN, nullptr};
-            for (long long i = 0; i < M * K; i++) ac[i] = (uint16_t)mx_encode(&el, A[i], &o, nullptr);
-            for (long long i = 0; i < K * N; i++) bc[i] = (uint16_t)mx_encode(&el, B[i], &o, nullptr);
-        } else {
-            ASSERT_EQ(mx_block_format_lookup(f.f, &el), 0);
-            mx_block_spec sp;
-            memset(&sp, 0, sizeof sp);
-            sp.elem = el;
-            sp.block = 32;
-            sp.tile_rows = sp.tile_cols = f.tile;
-            sp.scale_rule = MX_SCALE_FLOOR;
-            sp.enc.round = MX_ROUND_EVEN;
-            mx_shape sa = {2, {(size_t)M, (size_t)K}}, sb = {2, {(size_t)K, (size_t)N}}, ss;
-            sp.axis = -1;
-            ASSERT_EQ(mx_block_scale_shape(&sp, &sa, &ss, err, sizeof err), 0);
-            as.resize(mx_shape_count(&ss));
-            ASSERT_EQ(mx_block_quantize(&sp, &sa, A.data(), ac.data(), as.data(), nullptr, err, sizeof err), 0);
-            sp.axis = 0;
-            ASSERT_EQ(mx_block_scale_shape(&sp, &sb, &ss, err, sizeof err), 0);
-            bs.resize(mx_shape_count(&ss));
-            ASSERT_EQ(mx_block_quantize(&sp, &sb, B.data(), bc.data(), bs.data(), nullptr, err, sizeof err), 0);
-            for (long long i = 0; i < M; i++)
-                for (long long b = 0; b < nkb; b++)
-                    arow_s[i * nkb + b] = f.tile ? as[(i / f.tile) * nkb + b] : as[i * nkb + b];
-            for (long long j = 0; j < N; j++)
-                for (long long b = 0; b < nkb; b++)
-                    bcol_s[j * nkb + b] = f.tile ? bs[b * ((N + f.tile - 1) / f.tile) + j / f.tile] : bs[b * N + j];
-        }
+        PeRefOperands ro;
+        pe_ref_operands(f.f, f.lanes, f.tile, M, N, K, A, B, ro);
+        if (HasFatalFailure()) return;
+        const mx_pe_fmt pf = ro.pf;
+        const mx_pe_config &pc = ro.pc;
+        const long long nkb = ro.nkb;
+        const std::vector<uint16_t> &ac = ro.ac, &bc = ro.bc;
+        const std::vector<uint8_t> &arow_s = ro.arow_s, &bcol_s = ro.bcol_s;
         std::vector<uint16_t> bcol(K);
         int bad = 0;
         for (long long i = 0; i < M; i++)

@@ -24,6 +24,7 @@ extern "C" {
 }
 
 #include "arch_test_util.h"
+#include "pe_ref_operands.h"
 
 namespace {
 
@@ -512,47 +513,14 @@ TEST(FuncFast, GemmEqualsPeDotLoopAnyThreads)
                 EXPECT_EQ(std::memcmp(&max_err, &s1.max_abs_err, sizeof max_err), 0) << fmc.f;
             }
             // the reference path: operands quantized here, one mx_pe_dot per output
-            mx_pe_fmt pf;
-            ASSERT_EQ(mx_pe_fmt_parse(fmc.f, &pf), 0);
-            mx_pe_config pc;
-            mx_pe_config_default(pf, &pc);
-            pc.lanes = fmc.lanes;
-            pc.block = fmc.tile ? fmc.tile : 32;
-            std::vector<uint16_t> ac(M * K), bc(K * N);
-            std::vector<uint8_t> as, bs;
-            long long nkb = (K + pc.block - 1) / pc.block;
-            std::vector<uint8_t> arow_s(M * nkb), bcol_s(N * nkb);
-            mx_format el;
-            if (pf == MX_PE_BF16) {
-                ASSERT_EQ(mx_format_lookup("bf16", &el), 0);
-                mx_encode_opts o = {MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN, nullptr};
-                for (long long i = 0; i < M * K; i++) ac[i] = (uint16_t)mx_encode(&el, A[i], &o, nullptr);
-                for (long long i = 0; i < K * N; i++) bc[i] = (uint16_t)mx_encode(&el, B[i], &o, nullptr);
-            } else {
-                ASSERT_EQ(mx_block_format_lookup(fmc.f, &el), 0);
-                mx_block_spec sp;
-                std::memset(&sp, 0, sizeof sp);
-                sp.elem = el;
-                sp.block = 32;
-                sp.tile_rows = sp.tile_cols = fmc.tile;
-                sp.scale_rule = MX_SCALE_FLOOR;
-                sp.enc.round = MX_ROUND_EVEN;
-                mx_shape sa = {2, {(size_t)M, (size_t)K}}, sb = {2, {(size_t)K, (size_t)N}}, ss;
-                sp.axis = -1;
-                ASSERT_EQ(mx_block_scale_shape(&sp, &sa, &ss, err, sizeof err), 0);
-                as.resize(mx_shape_count(&ss));
-                ASSERT_EQ(mx_block_quantize(&sp, &sa, A.data(), ac.data(), as.data(), nullptr, err, sizeof err), 0);
-                sp.axis = 0;
-                ASSERT_EQ(mx_block_scale_shape(&sp, &sb, &ss, err, sizeof err), 0);
-                bs.resize(mx_shape_count(&ss));
-                ASSERT_EQ(mx_block_quantize(&sp, &sb, B.data(), bc.data(), bs.data(), nullptr, err, sizeof err), 0);
-                for (long long i = 0; i < M; i++)
-                    for (long long b = 0; b < nkb; b++)
-                        arow_s[i * nkb + b] = fmc.tile ? as[(i / fmc.tile) * nkb + b] : as[i * nkb + b];
-                for (long long j = 0; j < N; j++)
-                    for (long long b = 0; b < nkb; b++)
-                        bcol_s[j * nkb + b] = fmc.tile ? bs[b * ((N + fmc.tile - 1) / fmc.tile) + j / fmc.tile] : bs[b * N + j];
-            }
+            PeRefOperands ro;
+            pe_ref_operands(fmc.f, fmc.lanes, fmc.tile, M, N, K, A, B, ro);
+            if (HasFatalFailure()) return;
+            const mx_pe_fmt pf = ro.pf;
+            const mx_pe_config &pc = ro.pc;
+            const long long nkb = ro.nkb;
+            const std::vector<uint16_t> &ac = ro.ac, &bc = ro.bc;
+            const std::vector<uint8_t> &arow_s = ro.arow_s, &bcol_s = ro.bcol_s;
             std::vector<uint16_t> bcol(K);
             int bad = 0, nan_out = 0;
             for (long long i = 0; i < M; i++)
