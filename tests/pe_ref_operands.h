@@ -72,4 +72,20 @@ inline void pe_ref_operands(const char *fmt, int lanes, int tile, long long M, l
             o.bcol_s[j * o.nkb + b] = tile ? bs[b * ((N + tile - 1) / tile) + j / tile] : bs[b * N + j];
 }
 
+// The reference outputs: one mx_pe_dot over the whole K per output, row-major
+// M x N (B's column gathered from the row-major K x N codes).
+inline std::vector<uint32_t> pe_ref_outputs(const PeRefOperands &o, long long M, long long N, long long K)
+{
+    const bool bf16 = o.pf == MX_PE_BF16;
+    std::vector<uint32_t> want((size_t)(M * N));
+    std::vector<uint16_t> bcol((size_t)K);
+    for (long long j = 0; j < N; j++) {
+        for (long long k = 0; k < K; k++) bcol[k] = o.bc[k * N + j];
+        for (long long i = 0; i < M; i++)
+            want[i * N + j] = mx_pe_dot(&o.pc, &o.ac[i * K], bf16 ? nullptr : &o.arow_s[i * o.nkb], bcol.data(),
+                                        bf16 ? nullptr : &o.bcol_s[j * o.nkb], (int)K, 0);
+    }
+    return want;
+}
+
 #endif
