@@ -920,9 +920,17 @@ static long long ref_delay(const ref_sched *rs, long long start, long long len)
     return llround(after * rs->share); /* nearest: no bias over many short transfers */
 }
 
+/* The ids of the A tile (m, k) and the B tile (k, n) of tile (mi, ni, ki):
+ * a tile equal to the previous one's stays resident. */
+static void tile_ids(const mx_tiling *tl, long long mi, long long ni, long long ki, long long *a, long long *b)
+{
+    *a = mi * tl->k_tiles + ki;
+    *b = ki * tl->n_tiles + ni;
+}
+
 /* Everything the walk carries from tile to tile. */
 typedef struct {
-    long long compute_end, end1, end2; /* compute end of tiles t-1, t-2      */
+    long long end1, end2;              /* compute end of tiles t-1, t-2      */
     long long dram_free;               /* DRAM busy with reads until         */
     long long rqu_free, last_avail;
     long long out_free[2];             /* output halves: free once stored    */
@@ -984,7 +992,6 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
 {
     int ovf = 0;
     const long long d = to->end1 - from->end1;
-    add_times(&w->compute_end, d, times, &ovf);
     add_times(&w->end1, d, times, &ovf);
     add_times(&w->end2, d, times, &ovf);
     add_times(&w->dram_free, d, times, &ovf);
@@ -1164,9 +1171,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             long long before = oi;
             if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &rs) != 0) goto overflow;
             if (oi != before) { /* the last tile of the iteration before the new oi */
-                long long mi = tl->n_outer ? inner_n - 1 : oi - 1, ni = tl->n_outer ? oi - 1 : inner_n - 1;
-                last_a = mi * tl->k_tiles + tl->k_tiles - 1;
-                last_b = (tl->k_tiles - 1) * tl->n_tiles + ni;
+                tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
+                         &last_a, &last_b);
             }
         }
         if (ff) walk_ff_reset(&ff[1]);
@@ -1175,9 +1181,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 long long before = ii;
                 if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &rs) != 0) goto overflow;
                 if (ii != before) {
-                    long long mi = tl->n_outer ? ii - 1 : oi, ni = tl->n_outer ? oi : ii - 1;
-                    last_a = mi * tl->k_tiles + tl->k_tiles - 1;
-                    last_b = (tl->k_tiles - 1) * tl->n_tiles + ni;
+                    tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
                 }
             }
             long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
@@ -1188,14 +1192,12 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 if (ff && tl->k_tiles >= WALK_FF_MIN) {
                     long long before = ki;
                     if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &rs) != 0) goto overflow;
-                    if (ki != before) {
-                        last_a = mi * tl->k_tiles + ki - 1;
-                        last_b = (ki - 1) * tl->n_tiles + ni;
-                    }
+                    if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
                 }
                 int ek = ki == tl->k_tiles - 1;
                 long long k = dims_k[ek];
-                long long aid = mi * tl->k_tiles + ki, bid = ki * tl->n_tiles + ni;
+                long long aid, bid;
+                tile_ids(tl, mi, ni, ki, &aid, &bid);
                 long long la = aid != last_a ? mx_arch_tile_bytes(m, k, fa->bits_per_elem) : 0;
                 long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb->bits_per_elem) : 0;
                 last_a = aid;
@@ -1244,9 +1246,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 }
                 w->sram_stall += eff - cyc;
                 w->pure_compute += cyc;
-                w->compute_end = start + eff;
                 w->end2 = w->end1;
-                w->end1 = w->compute_end;
+                w->end1 = start + eff;
 
                 long long store = tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, &w->ctr);
                 if (store && burst_exact) {
@@ -1261,16 +1262,16 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                     const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
                     if (pw) { /* channel time: the probe's, less the latency of its last write */
                         wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
-                        wcyc += ref_delay(&rs, w->compute_end, wcyc);
+                        wcyc += ref_delay(&rs, w->end1, wcyc);
                         w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
                         w->probe_act += pw->act;
                     }
                     /* the RQU re-quantizes a finished output tile after its
                      * last K tile; its store leaves when the codes are ready */
-                    long long avail = w->compute_end;
+                    long long avail = w->end1;
                     if (ek && !c->scalesim_compat) {
                         long long elems = m * n + rqu_extra_per_out + (last_out ? rqu_extra_rem : 0);
-                        avail = mx_llmax(w->compute_end, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
+                        avail = mx_llmax(w->end1, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
                         w->rqu_free = avail;
                     }
                     w->last_avail = mx_llmax(w->last_avail, avail);
@@ -1283,7 +1284,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     free(ff);
     ff = NULL;
     tile_ctr_add(s, &w->ctr);
-    long long total = w->compute_end;
+    long long total = w->end1;
     if (!c->ideal_memory && w->wq.n > 0) {
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
                                                        (use_probes ? c->dram_cal.write_latency : 0));
