@@ -1,7 +1,7 @@
 # mk/arch.mk — accelerator-model regressions hooked into `make test`:
 # every shipped trace through `mxsim run` in timing mode and in functional mode
 # (functional rows above 2^18 MACs are sampled here to keep this quick; the
-# default limit in configs/*.yaml is 2^24).
+# default limit in configs/*.yaml is 2^30).
 ARCH_TRACES := $(sort $(wildcard traces/*.csv))
 
 .PHONY: test-arch-traces

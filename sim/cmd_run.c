@@ -72,7 +72,7 @@ static void usage(FILE *f)
             "  (--no-sensitivity: not).\n"
             "  --data DIR: functional-mode operands DIR/NAME.PHASE.a.npy (M x K) and\n"
             "  DIR/NAME.PHASE.b.npy (K x N), float32/float64; absent files -> random N(0,1).\n"
-            "  -j N (--jobs N): functional mode on N threads (0: all CPUs; default 1); the\n"
+            "  -j N (--jobs N): functional mode on N threads (0, the default: all CPUs); the\n"
             "  values and the report are the same for any N.\n"
             "  --dump DIR (functional mode; created if absent): each GEMM's FP32 outputs as\n"
             "  DIR/NAME.PHASE.out.npy (M x N, float32) and, when format.out is quantized,\n"
@@ -88,7 +88,7 @@ static int parse_opts(int argc, char **argv, run_opts *o)
     memset(o, 0, sizeof *o);
     o->progress = -1;
     o->seed = 1;
-    o->jobs = 1;
+    o->jobs = 0; /* all online CPUs: the bits do not depend on the count */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -499,6 +499,31 @@ static void print_memory(const mx_arch_config *c)
                c->dram_bytes_per_cycle, c->dram_latency);
 }
 
+/* What functional mode computed in full and what it sampled (rows above
+ * functional.max_macs without --data operands): one line, so a reader of the
+ * QSNR knows which outputs it covers. */
+static void print_sampling(const mx_trace *tr, const run_result *r)
+{
+    size_t nfun = 0, nsam = 0;
+    double outs = 0, outs_all = 0;
+    for (size_t i = 0; i < tr->n; i++) {
+        const mx_stats *s = &r->rows[i];
+        if (!s->functional) continue;
+        nfun++;
+        if (!s->sampled) continue;
+        nsam++;
+        outs += (double)s->checked_outputs;
+        outs_all += (double)tr->gemms[i].M * (double)tr->gemms[i].N;
+    }
+    if (nsam == 0)
+        printf("sampling: none (all %zu computed GEMM rows in full; functional.max_macs %lld)\n", nfun,
+               r->cfg.functional_max_macs);
+    else
+        printf("sampling: %zu of %zu computed GEMM rows sampled (M*N*K above functional.max_macs %lld): %.0f of "
+               "their %.0f outputs computed; --set functional.max_macs=N raises the limit\n",
+               nsam, nfun, r->cfg.functional_max_macs, outs, outs_all);
+}
+
 static void print_table(const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     const mx_arch_config *c = &r->cfg;
@@ -546,9 +571,11 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
                "DRAM model, background from a calibration probe, refreshes by the REF schedule; row hits and "
                "refresh stalls only with --engine cycle)\n",
                c->dram.name, t->dram_energy_pj * 1e-6, t->dram_act, t->dram_ref);
-    if (o->functional)
+    if (o->functional) {
         printf("numerics: QSNR %.2f dB, max |error| %.4g over %lld checked outputs%s\n", t->qsnr_db,
                t->max_abs_err, t->checked_outputs, t->sampled ? " (some GEMMs sampled)" : "");
+        print_sampling(tr, r);
+    }
 }
 
 /* ---- reports --------------------------------------------------------------- */
