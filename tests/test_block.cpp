@@ -279,18 +279,11 @@ TEST(Block, RandomTensorsMatchSlowReference)
 // must be mx_round_pack of x / 2^scale (RNE, ties away or floor; saturating)
 // and each dequantized value decode(code) * 2^scale (a zero keeps x's sign).
 // Also codes-only and values-only calls give the same bits.
-TEST(Block, FastPathEqualsGenericPath)
+// Every element of every block, fast path (vectorized rows of 4 and the
+// scalar tail) against mx_round_pack on the exact FP32 value, for x of shape
+// (rows, cols), 1-D blocks of 32 along the rows and 8x8 tiles.
+static void expect_fast_path_equals_round_pack(const std::vector<float> &x, size_t rows, size_t cols)
 {
-    uint64_t rng = 77;
-    std::vector<float> x(64 * 64);
-    for (size_t i = 0; i < x.size(); i++) {
-        double mag = std::exp2(-40 + 80 * mx_rng_uniform(&rng));
-        if (i % 97 == 0) mag = 0;
-        if (i % 89 == 0) mag = std::ldexp(1.0, -140);  // FP32 subnormal
-        x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
-    }
-    x[5] = NAN;
-    x[700] = -0.0f;
     // "mxsf5", "mxsf7": MXSF with FP5 bias 5 and 7 (the fast path takes biases up to 8)
     const char *formats[] = {"mxsf", "mxsf5", "mxsf7", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4",
                              "mxfp6_e3m2", "mxfp6_e2m3"};
@@ -303,7 +296,7 @@ TEST(Block, FastPathEqualsGenericPath)
                 ASSERT_EQ(mx_format_mxsf(mx[4] - '0', &s.elem), 0);
             }
             s.tile_rows = s.tile_cols = tile;
-            mx_shape sh = make_shape({64, 64});
+            mx_shape sh = make_shape({rows, cols});
             auto q = quantize(s, sh, x);
             std::vector<float> deq_only(x.size());
             std::vector<uint16_t> codes_only(x.size());
@@ -312,8 +305,8 @@ TEST(Block, FastPathEqualsGenericPath)
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), codes_only.data(), nullptr, nullptr, err, sizeof err), 0);
             const mx_encode_opts enc = {rm, MX_OVERFLOW_SATURATE, nullptr};
             for (size_t i = 0; i < x.size(); i++) {
-                const size_t r = i / 64, c = i % 64;
-                const uint8_t sc = q.scales[tile ? (r / 8) * 8 + c / 8 : r * 2 + c / 32];
+                const size_t r = i / cols, c = i % cols;
+                const uint8_t sc = q.scales[tile ? (r / 8) * ((cols + 7) / 8) + c / 8 : r * ((cols + 31) / 32) + c / 32];
                 ASSERT_EQ(codes_only[i], q.codes[i]) << mx << " codes-only call, element " << i;
                 uint32_t a, b;
                 std::memcpy(&a, &q.deq[i], 4);
@@ -334,4 +327,34 @@ TEST(Block, FastPathEqualsGenericPath)
                                 << q.deq[i] << " want " << want_deq;
             }
         }
+}
+
+TEST(Block, FastPathEqualsGenericPath)
+{
+    uint64_t rng = 77;
+    std::vector<float> x(64 * 64);
+    for (size_t i = 0; i < x.size(); i++) {
+        double mag = std::exp2(-40 + 80 * mx_rng_uniform(&rng));
+        if (i % 97 == 0) mag = 0;
+        if (i % 89 == 0) mag = std::ldexp(1.0, -140);  // FP32 subnormal
+        x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
+    }
+    x[5] = NAN;
+    x[700] = -0.0f;
+    expect_fast_path_equals_round_pack(x, 64, 64);
+}
+
+// Rows whose length is not a multiple of 4 (the vector loop's tail) and
+// values on a grid of 2^-6 within a few binades, so that many fall exactly on
+// rounding ties and on the edges of the subnormal and saturating ranges.
+TEST(Block, FastPathEqualsGenericPathOnTiesAndTails)
+{
+    uint64_t rng = 5;
+    const size_t rows = 16, cols = 45;
+    std::vector<float> x(rows * cols);
+    for (size_t i = 0; i < x.size(); i++) {
+        const int k = (int)(mx_rng_uniform(&rng) * 1201) - 600;     // k / 64 in [-9.4, 9.4]
+        x[i] = std::ldexp((float)k, -6 + (int)(i % 7 == 3) * 5);   // a few 32x larger: saturation
+    }
+    expect_fast_path_equals_round_pack(x, rows, cols);
 }
