@@ -289,6 +289,7 @@ typedef struct {
     mx_tiling t;
     long long tiles;
     double lb, cycles;
+    double bytes;       /* DRAM traffic the engine counts (whole bursts), once exact */
     int exact;
 } mx_map_cand;
 
@@ -419,6 +420,7 @@ static int pick_time(const mx_arch_config *cq, const mx_gemm *g, const mx_operan
         mx_stats st;
         if (analytic_tiled(cq, g, fa, fb, fo, &cand[i].t, &st) != 0) continue; /* its counters overflow */
         cand[i].cycles = (double)st.cycles;
+        cand[i].bytes = (double)(st.dram_read[MX_OP_A] + st.dram_read[MX_OP_B] + st.dram_write[MX_OP_OUT]);
         cand[i].exact = 1;
         if (fastest < 0 || cand[i].cycles < fastest) fastest = cand[i].cycles;
     }
@@ -426,8 +428,8 @@ static int pick_time(const mx_arch_config *cq, const mx_gemm *g, const mx_operan
     for (size_t i = 0; i < n; i++) {
         const mx_map_cand *x = &cand[i], *b = best >= 0 ? &cand[best] : NULL;
         if (!x->exact || x->cycles > fastest * 1.01) continue;
-        if (!b || fewer_bytes(x->t.dram_bytes, b->t.dram_bytes) ||
-            (same_bytes(x->t.dram_bytes, b->t.dram_bytes) &&
+        if (!b || fewer_bytes(x->bytes, b->bytes) ||
+            (same_bytes(x->bytes, b->bytes) &&
              (x->cycles < b->cycles || (x->cycles == b->cycles && x->tiles < b->tiles))))
             best = (int)i;
     }
@@ -1145,9 +1147,11 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     const ref_sched rs = ref_sched_of(c, use_probes);
     probe_memo pm;
     memset(&pm, 0, sizeof pm);
-    /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it
-     * (the mapper's fast cost keeps operand bytes) */
-    int burst_exact = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
+    /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
+     * also in the mapper's fast cost: it ranks mappings by the traffic the
+     * engines count (narrow tile rows and MX scale rows round up to bursts:
+     * up to 30% more than the operand bytes) */
+    int burst_exact = !c->ideal_memory && !c->scalesim_compat;
     burst_memo bm;
     memset(bm.bursts, 0xff, sizeof bm.bursts);
     bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64;
