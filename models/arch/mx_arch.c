@@ -595,20 +595,44 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 #define WR_QUEUE_MAX 64
 typedef struct {
     long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
+    int halves[WR_QUEUE_MAX];   /* output buffer halves (bits) its store releases */
+    long long bursts[WR_QUEUE_MAX];
+    long long queued_bursts;    /* of all queued batches */
     int head, n;
+    /* the output halves: held by a queued store (held), else free from out_free */
+    long long out_free[2];
+    int held[2];
 } wr_queue;
 
-static void wr_queue_push(wr_queue *q, long long t, long long cyc)
+static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bursts, int halves)
 {
+    for (int h = 0; h < 2; h++)
+        if (halves >> h & 1) q->held[h] = 1;
+    q->queued_bursts += bursts;
     if (q->n == WR_QUEUE_MAX) {
         int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
         q->t[last] = mx_llmax(q->t[last], t);
         q->cyc[last] += cyc;
+        q->bursts[last] += bursts;
+        q->halves[last] |= halves;
         return;
     }
     int i = (q->head + q->n++) % WR_QUEUE_MAX;
     q->t[i] = t;
     q->cyc[i] = cyc;
+    q->bursts[i] = bursts;
+    q->halves[i] = halves;
+}
+
+/* The head batch has left at `end`: its output halves are free. */
+static void wr_queue_pop(wr_queue *q, long long end)
+{
+    int i = q->head;
+    for (int h = 0; h < 2; h++)
+        if (q->halves[i] >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
+    q->queued_bursts -= q->bursts[i];
+    q->head = (q->head + 1) % WR_QUEUE_MAX;
+    q->n--;
 }
 
 /* Serves, in order, every queued batch that was ready before `before`,
@@ -619,8 +643,20 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
     while (q->n > 0 && q->t[q->head] < before) {
         int i = q->head;
         cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
-        q->head = (q->head + 1) % WR_QUEUE_MAX;
-        q->n--;
+        wr_queue_pop(q, cur);
+    }
+    return cur;
+}
+
+/* Serves, in order, the batches up to the one releasing output half h;
+ * returns when the channel is free again. */
+static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
+{
+    long long cur = from;
+    while (q->n > 0 && q->held[h]) {
+        int i = q->head;
+        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        wr_queue_pop(q, cur);
     }
     return cur;
 }
@@ -638,8 +674,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         q->cyc[i] -= used;
         cur = s + used;
         if (q->cyc[i] > 0) break;
-        q->head = (q->head + 1) % WR_QUEUE_MAX;
-        q->n--;
+        wr_queue_pop(q, cur);
     }
     return cur;
 }
@@ -935,7 +970,6 @@ typedef struct {
     long long end1, end2;              /* compute end of tiles t-1, t-2      */
     long long dram_free;               /* DRAM busy with reads until         */
     long long rqu_free, last_avail;
-    long long out_free[2];             /* output halves: free once stored    */
     long long oidx, t;
     wr_queue wq;                       /* output writes waiting for DRAM     */
     /* counters */
@@ -947,7 +981,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (8 + 2 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (8 + 3 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -963,14 +997,15 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = mx_llmax(w->dram_free, floor_dram) - b;
     k->v[n++] = mx_llmax(w->rqu_free, b) - b;  /* used as max(compute end, rqu_free) */
     k->v[n++] = mx_llmax(w->last_avail, b) - b;
-    k->v[n++] = mx_llmax(w->out_free[0], b) - b; /* compared with a start >= end1 */
-    k->v[n++] = mx_llmax(w->out_free[1], b) - b;
+    for (int h = 0; h < 2; h++) /* compared with a start >= end1; no time while held */
+        k->v[n++] = w->wq.held[h] ? -1 : mx_llmax(w->wq.out_free[h], b) - b;
     k->v[n++] = w->oidx & 1;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
         k->v[n++] = w->wq.t[j] - b;
-        k->v[n++] = w->wq.cyc[j];
+        k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
+        k->v[n++] = w->wq.bursts[j];
     }
     k->n = n;
 }
@@ -999,8 +1034,8 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->dram_free, d, times, &ovf);
     add_times(&w->rqu_free, d, times, &ovf);
     add_times(&w->last_avail, d, times, &ovf);
-    add_times(&w->out_free[0], d, times, &ovf);
-    add_times(&w->out_free[1], d, times, &ovf);
+    add_times(&w->wq.out_free[0], d, times, &ovf);
+    add_times(&w->wq.out_free[1], d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
     JUMP(oidx); JUMP(t);
@@ -1237,9 +1272,12 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 }
                 long long start = mx_llmax(w->end1, ready);
                 w->dram_stall += start - w->end1;
-                if (ki == 0 && sram_walk && start < w->out_free[w->oidx % 2]) { /* output half still held by the RQU */
-                    w->rqu_stall += w->out_free[w->oidx % 2] - start;
-                    start = w->out_free[w->oidx % 2];
+                const int half = (int)(w->oidx % 2);
+                if (ki == 0 && sram_walk && w->wq.held[half]) /* its store waits for the write queue */
+                    w->dram_free = wr_queue_serve_half(&w->wq, w->dram_free, half); /* it drains after this load */
+                if (ki == 0 && sram_walk && start < w->wq.out_free[half]) { /* output half still held */
+                    w->rqu_stall += w->wq.out_free[half] - start;
+                    start = w->wq.out_free[half];
                 }
                 long long cyc = shape_cyc[em][en][ek];
                 long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
@@ -1279,8 +1317,23 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                         w->rqu_free = avail;
                     }
                     w->last_avail = mx_llmax(w->last_avail, avail);
-                    if (ek) { w->out_free[w->oidx % 2] = avail + wcyc; w->oidx++; } /* held until the store has left */
-                    wr_queue_push(&w->wq, avail, wcyc);
+                    /* The output half is held until the store has left the
+                     * buffer.  With a DRAM model: at once when its bursts fit
+                     * the controllers' write queues below the drain watermark
+                     * (spread evenly over the channels), else when the queue
+                     * drains, in a gap between reads (wr_queue_pop).  Without:
+                     * after its channel time. */
+                    long long nb = c->dram_model ? mx_cdiv(store + extra, (long long)bm.burst) : 0;
+                    int hold = 0;
+                    if (ek && c->dram_model) {
+                        long long per_ch = mx_cdiv(w->wq.queued_bursts + nb, c->dram.channels);
+                        if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
+                        else hold = 1 << (w->oidx % 2);
+                    } else if (ek) {
+                        w->wq.out_free[w->oidx % 2] = avail + wcyc;
+                    }
+                    wr_queue_push(&w->wq, avail, wcyc, nb, hold);
+                    if (ek) w->oidx++;
                 }
             }
         }
