@@ -22,3 +22,20 @@ test-arch-traces: all
 	done; echo "arch: $(words $(ARCH_TRACES)) traces ran in timing and functional mode, reports checked"
 
 test-extra:: test-arch-traces
+
+# The main job's figures (`make run`) against the reviewed golden
+# tests/golden/main_job.json (mk/main_job_golden.py says what and how tight);
+# `make golden-main-job` regenerates it after a reviewed model change.
+MAIN_JOB = $(BUILD)/mxsim run -c configs/mxsf.yaml --compare configs/bf16.yaml -t traces/bert_base_train.csv -q --engine cycle
+
+.PHONY: test-main-job golden-main-job
+test-main-job: all
+	@rm -rf $(BUILD)/main-job && $(MAIN_JOB) -o $(BUILD)/main-job > /dev/null
+	@python3 mk/main_job_golden.py check tests/golden/main_job.json $(BUILD)/main-job
+	@echo "main job: figures equal tests/golden/main_job.json"
+
+golden-main-job: all
+	@rm -rf $(BUILD)/main-job && $(MAIN_JOB) -o $(BUILD)/main-job > /dev/null
+	python3 mk/main_job_golden.py write tests/golden/main_job.json $(BUILD)/main-job
+
+test-extra:: test-main-job
