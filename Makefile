@@ -28,10 +28,12 @@ CORE_SRC := $(sort $(shell find models -name '*.c'))
 SIM_C    := $(sort $(wildcard sim/*.c))
 SIM_CXX  := $(sort $(wildcard sim/*.cpp))
 TEST_SRC := $(sort $(wildcard tests/*.cpp))
+# the slow, obviously correct references the tests compare against (not in libmxcore)
+TEST_REF := $(sort $(wildcard tests/ref/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_OBJ  := $(SIM_C:%.c=$(BUILD)/obj/%.o) $(SIM_CXX:%.cpp=$(BUILD)/obj/%.o)
-TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o) $(TEST_REF:%.c=$(BUILD)/obj/%.o)
 # The CLI's objects without main(), so tests can call command entry points.
 SIM_LIB_OBJ := $(filter-out $(BUILD)/obj/sim/mxsim_main.o,$(SIM_OBJ))
 

@@ -12,7 +12,7 @@
 include mk/cosim_array.mk   # CA_* (guarded: read once)
 
 SC_DIR      := $(BUILD)/systemc
-SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
+SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -Itests -MMD -MP $(SANFLAGS)
 SC_LIBS     := -lsystemc -lyaml-cpp -linih -lm -lpthread -lz
 # the sim layer's objects the platform needs: config (+ memory.dram presets), operand files
 SC_SIM_OBJ  := $(CA_SIM_OBJ)
@@ -64,7 +64,7 @@ $(SC_BIN)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_O
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                         $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
+                         $(SC_SIM_OBJ) $(BUILD)/obj/tests/ref/mx_ref_dot.o $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 

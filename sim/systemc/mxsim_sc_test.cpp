@@ -38,7 +38,7 @@
 
 extern "C" {
 #include "arch/mx_cycle.h"
-#include "units/mx_ref_dot.h"
+#include "ref/mx_ref_dot.h"
 #include "units/mx_requant.h"
 }
 

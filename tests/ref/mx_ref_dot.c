@@ -1,7 +1,7 @@
 /*
  * mx_ref_dot.c — exact reference for mx_pe_dot (see mx_ref_dot.h).
  */
-#include "units/mx_ref_dot.h"
+#include "mx_ref_dot.h"
 #include "formats/mx_format.h"
 
 #include <math.h>
