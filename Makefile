@@ -68,6 +68,15 @@ $(BUILD)/libmxcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
+# ar keeps members by file name: two models/**/NAME.c would make a library
+# that links by accident of order; and the test references stay out of it.
+.PHONY: test-lib-members
+test-lib-members: $(BUILD)/libmxcore.a
+	@d=$$(ar t $< | sort | uniq -d); [ -z "$$d" ] || { echo "libmxcore.a: members of one name: $$d"; exit 1; }
+	@! ar t $< | grep -q ref_dot || { echo "libmxcore.a holds the test reference mx_ref_dot"; exit 1; }
+	@echo "libmxcore.a: $$(ar t $< | wc -l) members, no two of one name, no test reference"
+test-extra:: test-lib-members
+
 $(BUILD)/mxsim: $(SIM_OBJ) $(BUILD)/libmxcore.a
 	$(CXX) $(LDFLAGS) -o $@ $(SIM_OBJ) $(BUILD)/libmxcore.a $(SIM_LIBS)
 
