@@ -6,9 +6,10 @@
  * Elaborates one platform per available back-end (the C core always, the
  * Verilated RTL when linked in) side by side, runs every GEMM of TRACE through
  * the accelerator's registers and checks, per GEMM and back-end:
- *   - no error, CYCLES register == counters' cycles == mx_arch_gemm_cycle()
- *     of the trace row (the cycle engine, `mxsim run --engine cycle`; with the
- *     config's memory.dram its protocol DRAM), and the simulated time from
+ *   - no error, CYCLES register == the reviewed golden of the trace row
+ *     (tests/systemc/golden_cycles.tsv, frozen from `mxsim run --engine
+ *     cycle`; with the config's memory.dram its protocol DRAM) ==
+ *     counters' cycles == mx_arch_gemm_cycle(), and the simulated time from
  *     START to the interrupt == cycles x clock period;
  *   - that the check can tell the engines apart: on at least one GEMM of the
  *     run mx_arch_gemm_analytic() gives another count (the memory-bound
@@ -33,6 +34,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include "config_yaml.h"
 
@@ -56,6 +60,36 @@ static uint8_t b_scale(const mx_sc_job &j, long long k, long long n)
 {
     if (j.tile_rows > 0) return j.b_scales[(size_t)((k / j.tile_rows) * cdiv(j.N, j.tile_cols) + n / j.tile_cols)];
     return j.b_scales[(size_t)((k / j.block) * j.N + n)];
+}
+
+/* The reviewed CYCLES per GEMM (tests/systemc/golden_cycles.tsv, next to
+ * the trace: config, trace, trace line, name, cycles), frozen from `mxsim
+ * run --engine cycle` by `make golden-systemc-cycles` and reviewed when it
+ * changes: the platform's register must equal it.  (Comparing with
+ * mx_arch_gemm_cycle() at run time could not fail: the platform takes its
+ * value from that very function.)  Keyed "config trace line". */
+static std::string base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+static std::map<std::string, long long> golden_cycles(const char *tpath)
+{
+    std::map<std::string, long long> m;
+    std::string dir(tpath);
+    const size_t sl = dir.rfind('/');
+    dir = sl == std::string::npos ? "." : dir.substr(0, sl);
+    std::ifstream f(dir + "/golden_cycles.tsv");
+    std::string line;
+    while (std::getline(f, line)) {
+        if (line.empty() || line[0] == '#') continue;
+        std::istringstream ss(line);
+        std::string cfg, tr, name;
+        long long ln = 0, cyc = 0;
+        if (ss >> cfg >> tr >> ln >> name >> cyc) m[cfg + " " + tr + " " + std::to_string(ln)] = cyc;
+    }
+    return m;
 }
 
 int sc_main(int argc, char **argv)
@@ -96,6 +130,7 @@ int sc_main(int argc, char **argv)
     mx_sc_run_until_finished(pp);
 
     int fails = 0, func_checked = 0, engines_differ = 0;
+    const std::map<std::string, long long> golden = golden_cycles(tpath);
     const sc_core::sc_time period(1.0 / cfg.clock_ghz, sc_core::SC_NS);
     mx_arch_config cfg_cycle = cfg; /* functional mode timed by the cycle engine */
     cfg_cycle.engine = MX_ENGINE_CYCLE;
@@ -166,6 +201,15 @@ int sc_main(int argc, char **argv)
                 fprintf(stderr, "FAIL %s:%d [%s]: accelerator error: %s\n", tpath, g.line, bn, r.error.c_str());
                 fails++;
                 continue;
+            }
+            const std::string key = base_name(cpath) + " " + base_name(tpath) + " " + std::to_string(g.line);
+            const auto gc = golden.find(key);
+            if (gc == golden.end() || (long long)r.reg_cycles != gc->second) {
+                fprintf(stderr, "FAIL %s:%d [%s]: CYCLES %llu, reviewed golden %s (tests/systemc/golden_cycles.tsv; "
+                        "make golden-systemc-cycles after a reviewed model change)\n", tpath, g.line, bn,
+                        (unsigned long long)r.reg_cycles,
+                        gc == golden.end() ? "missing" : std::to_string(gc->second).c_str());
+                fails++;
             }
             if ((long long)r.reg_cycles != ts.cycles || r.stats.cycles != ts.cycles ||
                 r.elapsed != period * (double)ts.cycles || (long long)r.reg_macs != ts.macs) {
