@@ -27,6 +27,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -214,6 +216,9 @@ static int run_make(const char *src, const char *build, const char *target, int 
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* make (and with it the build) ends when mxsim is killed (timeout, kill) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1) _exit(127);
         int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, 1);
