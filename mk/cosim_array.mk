@@ -41,6 +41,7 @@ define ca_verilate
 	@mkdir -p $(1)
 	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
 	  -Mdir $(1) $(CA_RTL)
+	sh mk/vl_skip_ico.sh $(1)
 	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
 endef
 # $(call ca_harness_cxx,VLDIR,STEM,NOTRACE)

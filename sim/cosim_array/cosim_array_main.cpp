@@ -87,6 +87,13 @@ extern "C" {
 
 struct fold { long long r0, c0; int rl, cl; };
 
+/* mk/vl_skip_ico.sh patches the Verilated model's input-combinational
+ * trigger with this flag: 1 around the clock-high eval, whose inputs equal
+ * the clock-low eval's (only clk_i changes), so the model does not recompute
+ * every PE's input logic a second time per cycle.  MXSIM_COSIM_FULL_EVAL=1
+ * keeps it 0 (Verilator's own schedule, for comparison). */
+int mx_vl_skip_ico = 0;
+
 static const char PROG[] = "mxsim-cosim-array";
 
 static void usage(FILE *f)
@@ -405,6 +412,7 @@ int main(int argc, char **argv)
         if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
     }
     int rc = 0;
+    const int skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
     uint64_t bp_rng = 0;
     /* every PE's output register through Verilator's scope table (out_q is
      * public_flat_rd in rtl/mx_pe.sv; out_o = out_q); all null when this
@@ -635,7 +643,9 @@ int main(int argc, char **argv)
             model.tick();
             t1 = now_s();
             top->clk_i = 1;
+            mx_vl_skip_ico = skip_ico;
             top->eval();
+            mx_vl_skip_ico = 0;
             t2 = now_s();
             t_model += t1 - t0;
             t_rtl += t2 - t1;
