@@ -1,10 +1,13 @@
 # mk/cosim_array.mk — whole-GEMM co-simulation of rtl/mx_array_ctrl.sv (the
 # descriptor-driven controller + mx_array + re-quantizing output stage):
 # build/mxsim-cosim-array (`make cosim-array`, part of `make test`), the
-# array benchmark (`make bench-array`, 4x4 and 16x16 at L = 8) and the array's
-# synthesis (`make area-array`, yosys generic cells, 2x2 L = 2).
-# One Verilator build per array size (-G parameters), cached under
-# build/cosim_array/vl_RxCxL; tests use 4x4 L = 4 with -O1.
+# array benchmark (`make bench-array`, 4x4, 8x8 and 16x16 at L = 8) and the
+# array's synthesis (`make area-array`, yosys generic cells, 2x2 L = 2).
+# One Verilator build per array size (-G parameters), by generic pattern rules
+# (any RxCxL, also run by `mxsim cosim --level array` on demand), cached
+# under build/cosim_array/vl_RxCxL (vlb_RxCxL: bench, no tracing); the
+# regression uses 4x4 L = 4, cosim-array-any 2x3 L = 2.  Changing CA_VLFLAGS
+# or CA_VLOPT does not rebuild cached sizes: rm -rf build/cosim_array.
 
 ifndef CA_DIR  # included by the Makefile and by mk/systemc.mk (whichever comes first)
 CA_DIR    := $(BUILD)/cosim_array
