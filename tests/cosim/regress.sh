@@ -72,6 +72,29 @@ else
   tail -2 "$WORK/fcov_report.txt"
 fi
 
+# Self-tests of the checks above: a wrong spec expectation in a directed table
+# must be reported (status 1, a "(table)" field), a malformed table refused
+# (status 2), and a coverage file missing points must fail the report.
+awk -F'\t' 'BEGIN { OFS = "\t" } /Inf\*1 \+ Inf\*\(-1\) = NaN, lanes 0,5/ { $5 = 0 } { print }' \
+  tests/cosim/directed_align.tsv > "$WORK/bad_align.tsv"
+"$BIN" --unit align --directed "$WORK/bad_align.tsv" > "$WORK/bad_align.log" 2>&1
+st=$?
+printf 'e5m2\te5m2\t7c\n' > "$WORK/short_align.tsv"
+"$BIN" --unit align --directed "$WORK/short_align.tsv" > "$WORK/short_align.log" 2>&1
+st2=$?
+"$BIN" --unit requant --format e4m3 --vectors 10 --fcov "$WORK/fcov_one.txt" > /dev/null 2>&1
+"$BIN" --fcov-report "$WORK/fcov_one.txt" > "$WORK/fcov_one.log" 2>&1
+st3=$?
+if [ $st -eq 1 ] && grep -q "field nan_o(table)" "$WORK/bad_align.log" && [ $st2 -eq 2 ] &&
+   grep -q "line 1: expected 7 fields" "$WORK/short_align.log" && [ $st3 -eq 1 ] && grep -q "UNHIT" "$WORK/fcov_one.log"; then
+  echo "cosim directed/coverage self-test: PASS (wrong table expectation reported, malformed table refused, unhit points fail)"
+else
+  echo "cosim directed/coverage self-test: FAILED (status $st, $st2, $st3)" >&2
+  cat "$WORK/bad_align.log" "$WORK/short_align.log" >&2
+  fail=1
+fi
+rm -f "$WORK/fcov_one.txt"
+
 # Self-test: the fault-injected RTL (+define+MX_FAULT_ALIGN) must be caught,
 # in the align unit, with a waveform.
 rm -f "$WORK/fault.fst"
