@@ -89,6 +89,7 @@ std::vector<Point> build_table()
         add(p + "nan_block", "NaN in the block: scale 0xFF");
         add(p + "inf_block", "Inf (no NaN) in the block: scale 0xFF");
         add(p + "subnormal_in", "an FP32 subnormal element (non-zero)");
+        add(p + "scale_max", "amax in FP32's top binade: the largest scale, 254 - emax_elem");
     }
     add("requant.int8.scale=0xFE", "amax >= 2^127: scale 0xFE (only INT8, emax_elem 0, reaches it)");
     add("requant.mxsf.fp5_to_1.0", "an FP5-mode value rounds up to 1.0 (E2M5 code 0x20)");
@@ -337,7 +338,7 @@ void requant(int n, const mx_requant_in &in, const mx_requant_out &out)
     for (int i = 0; i < 5; i++)
         if (RQ_FMT_IDS[i] == in.fmt_i) fi = i;
     if (fi < 0) return;
-    struct Ids { int tie_down, tie_up, sat, uz, zb, clamp, nanb, infb, subin; };
+    struct Ids { int tie_down, tie_up, sat, uz, zb, clamp, nanb, infb, subin, smax; };
     static Ids ids[5];
     static bool init = false;
     if (!init) {
@@ -345,7 +346,7 @@ void requant(int n, const mx_requant_in &in, const mx_requant_out &out)
             std::string p = std::string("requant.") + RQ_FMTS[i] + ".";
             ids[i] = {idx(p + "tie_down"), idx(p + "tie_up"), idx(p + "saturate"), idx(p + "underflow_zero"),
                       idx(p + "zero_block"), idx(p + "scale_clamped"), idx(p + "nan_block"), idx(p + "inf_block"),
-                      idx(p + "subnormal_in")};
+                      idx(p + "subnormal_in"), idx(p + "scale_max")};
         }
         init = true;
     }
@@ -367,6 +368,7 @@ void requant(int n, const mx_requant_in &in, const mx_requant_out &out)
     int log2a = (amax >> 23) ? (int)(amax >> 23) - 127 : -150 + (32 - __builtin_clz(amax));
     static const int emax_elem[5] = {2, 8, 15, 2, 0};
     if (log2a - emax_elem[fi] < -127) hit(id.clamp);
+    if (log2a == 127) hit(id.smax);
     if (f == MX_PE_INT8 && log2a >= 127) HIT("requant.int8.scale=0xFE");
     const int se = (int)out.scale_o - 127;
     const std::vector<double> &rep = rep_values(f, in.fp5_bias_i);
