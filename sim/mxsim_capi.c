@@ -1,0 +1,111 @@
+/*
+ * mxsim_capi.c — the stable C ABI of mxsim_capi.h over the C core.
+ */
+#include "mxsim_capi.h"
+
+#include "arch/mx_arch.h"
+#include "arch/mx_func.h"
+#include "config_yaml.h"
+#include "version.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct mxsim_capi_config {
+    char path[MX_ARCH_PATH_MAX];
+    mx_arch_config cfg;
+};
+
+int mxsim_capi_abi(void) { return MXSIM_CAPI_ABI; }
+
+const char *mxsim_capi_version(void) { return mxsim_version(); }
+
+static void set_err(char *err, size_t errlen, const char *msg)
+{
+    if (err && errlen) snprintf(err, errlen, "%s", msg);
+}
+
+mxsim_capi_config *mxsim_capi_config_load(const char *path, const char *const *sets, int nsets, char *err,
+                                          size_t errlen)
+{
+    char e[700];
+    if (!path || !*path) {
+        set_err(err, errlen, "config: empty path");
+        return NULL;
+    }
+    if (strlen(path) >= MX_ARCH_PATH_MAX) {
+        set_err(err, errlen, "config: path too long");
+        return NULL;
+    }
+    mxsim_capi_config *c = calloc(1, sizeof *c);
+    if (!c) {
+        set_err(err, errlen, "config: out of memory");
+        return NULL;
+    }
+    snprintf(c->path, sizeof c->path, "%s", path);
+    if (mx_config_load(path, &c->cfg, NULL, e, sizeof e) != 0) goto fail;
+    for (int i = 0; i < nsets; i++)
+        if (mx_config_override(&c->cfg, sets[i], e, sizeof e) != 0) goto fail;
+    if (mx_config_dram(path, &c->cfg, e, sizeof e) != 0) goto fail;
+    if (mx_arch_config_check(&c->cfg, e, sizeof e) != 0) goto fail;
+    return c;
+fail:
+    set_err(err, errlen, e);
+    free(c);
+    return NULL;
+}
+
+void mxsim_capi_config_free(mxsim_capi_config *c) { free(c); }
+
+int mxsim_capi_config_describe(const mxsim_capi_config *c, char *buf, size_t len)
+{
+    const mx_arch_config *a = &c->cfg;
+    int n = snprintf(buf, len,
+                     "name=%s\na=%s\nb=%s\nout=%s\nblock=%d\ntile_rows=%d\ntile_cols=%d\nlanes=%d\n"
+                     "round=%d\nscale_rule=%d\nmxsf_fp5_bias=%d\nalign_width=%d\npath=%s\n",
+                     a->name, a->a_format, a->b_format, a->out_format, a->block_size, a->tile_rows, a->tile_cols,
+                     a->lanes, (int)a->round, (int)a->scale_rule, a->mxsf_fp5_bias, a->align_width, c->path);
+    return n < 0 ? 0 : n;
+}
+
+int mxsim_capi_gemm(const mxsim_capi_config *c, long long M, long long N, long long K, const float *A,
+                    const float *B, void *out, int phase, const char *a_format, const char *b_format,
+                    int threads, double *qsnr_db, long long *cycles, char *err, size_t errlen)
+{
+    if (!c || !A || !B || !out) {
+        set_err(err, errlen, "gemm: NULL argument");
+        return -1;
+    }
+    if (M < 1 || N < 1 || K < 1 || M > MX_ARCH_DIM_MAX || N > MX_ARCH_DIM_MAX || K > MX_ARCH_DIM_MAX) {
+        set_err(err, errlen, "gemm: M, N, K must be 1..2^48");
+        return -1;
+    }
+    if (phase < MX_PHASE_FWD || phase > MX_PHASE_INF) {
+        set_err(err, errlen, "gemm: phase must be 0..3");
+        return -1;
+    }
+    mx_gemm g;
+    memset(&g, 0, sizeof g);
+    snprintf(g.name, sizeof g.name, "python");
+    g.M = M;
+    g.N = N;
+    g.K = K;
+    g.count = 1;
+    g.phase = (mx_phase)phase;
+    if (a_format && strlen(a_format) >= sizeof g.a_format) { set_err(err, errlen, "gemm: a_format too long"); return -1; }
+    if (b_format && strlen(b_format) >= sizeof g.b_format) { set_err(err, errlen, "gemm: b_format too long"); return -1; }
+    if (a_format) snprintf(g.a_format, sizeof g.a_format, "%s", a_format);
+    if (b_format) snprintf(g.b_format, sizeof g.b_format, "%s", b_format);
+    mx_func_data d = {0, A, B};
+    mx_stats s;
+    memset(&s, 0, sizeof s);
+    int rc = mx_arch_gemm_functional_mt(&c->cfg, &g, &d, &s, (uint32_t *)out, threads, err, errlen);
+    if (rc == 0 && !s.functional) {
+        set_err(err, errlen, "gemm: no values computed");
+        return -1;
+    }
+    if (qsnr_db) *qsnr_db = s.qsnr_db;
+    if (cycles) *cycles = s.cycles;
+    return rc;
+}
