@@ -50,9 +50,12 @@ install: all
 
 # The bridge's tests (tests/python/test_bridge.py): bit-equality of converted
 # layers with `mxsim run --mode functional --data --dump`, quantization axes
-# against `mxsim quant`, bad input.  A normal (not ASan) build: python3 cannot
+# against `mxsim quant`, bad input; `mxsim trace --from-torch`
+# (tests/python/test_trace.py): hand-derived GEMMs of a BERT-like model,
+# torchvision ResNet-50 against traces/resnet50_train.csv.  A normal (not ASan) build: python3 cannot
 # load an ASan library without LD_PRELOAD.
 .PHONY: test-python
 test-python: all
 	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) $(PYTHON) tests/python/test_bridge.py
+	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) $(PYTHON) tests/python/test_trace.py
 test-extra:: test-python

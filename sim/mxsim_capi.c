@@ -8,9 +8,11 @@
 #include "config_yaml.h"
 #include "version.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mxsim_capi_config {
     char path[MX_ARCH_PATH_MAX];
@@ -107,5 +109,67 @@ int mxsim_capi_gemm(const mxsim_capi_config *c, long long M, long long N, long l
     }
     if (qsnr_db) *qsnr_db = s.qsnr_db;
     if (cycles) *cycles = s.cycles;
+    return rc;
+}
+
+/* ---- batches ---------------------------------------------------------------- */
+enum { BATCH_MAX_THREADS = 64 };
+
+typedef struct {
+    const mxsim_capi_config *c;
+    long long lo, hi, M, N, K;
+    const float *A, *B;
+    uint32_t *out;
+    int phase, rc;
+    char err[512];
+} batch_part;
+
+static void *batch_run(void *arg)
+{
+    batch_part *p = arg;
+    for (long long i = p->lo; i < p->hi && p->rc == 0; i++)
+        p->rc = mxsim_capi_gemm(p->c, p->M, p->N, p->K, p->A + i * p->M * p->K, p->B + i * p->K * p->N,
+                                p->out + i * p->M * p->N, p->phase, NULL, NULL, 1, NULL, NULL, p->err,
+                                sizeof p->err);
+    return NULL;
+}
+
+int mxsim_capi_gemm_batch(const mxsim_capi_config *c, long long count, long long M, long long N, long long K,
+                          const float *A, const float *B, void *out, int phase, int threads, char *err,
+                          size_t errlen)
+{
+    if (count < 1) {
+        set_err(err, errlen, "gemm: count must be >= 1");
+        return -1;
+    }
+    if (threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = n > 0 ? (int)n : 1;
+    }
+    if (threads > BATCH_MAX_THREADS) threads = BATCH_MAX_THREADS;
+    if (threads > count) threads = (int)count;
+    batch_part *parts = calloc((size_t)threads, sizeof *parts);
+    pthread_t tid[BATCH_MAX_THREADS];
+    int started[BATCH_MAX_THREADS] = {0};
+    if (!parts) {
+        set_err(err, errlen, "gemm: out of memory");
+        return -1;
+    }
+    for (int t = 0; t < threads; t++) {
+        parts[t] = (batch_part){c, count * t / threads, count * (t + 1) / threads, M, N, K, A, B, (uint32_t *)out,
+                                phase, 0, {0}};
+        started[t] = t > 0 && pthread_create(&tid[t], NULL, batch_run, &parts[t]) == 0;
+    }
+    for (int t = 0; t < threads; t++)
+        if (!started[t]) batch_run(&parts[t]);
+    for (int t = 1; t < threads; t++)
+        if (started[t]) pthread_join(tid[t], NULL);
+    int rc = 0;
+    for (int t = 0; t < threads && !rc; t++)
+        if (parts[t].rc) {
+            rc = parts[t].rc;
+            set_err(err, errlen, parts[t].err);
+        }
+    free(parts);
     return rc;
 }

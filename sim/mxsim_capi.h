@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped when a signature below changes; the Python layer checks it. */
-#define MXSIM_CAPI_ABI 1
+#define MXSIM_CAPI_ABI 2
 int mxsim_capi_abi(void);
 /* "mxsim VERSION (git ...)" */
 const char *mxsim_capi_version(void);
@@ -48,6 +48,15 @@ int mxsim_capi_config_describe(const mxsim_capi_config *c, char *buf, size_t len
 int mxsim_capi_gemm(const mxsim_capi_config *c, long long M, long long N, long long K, const float *A,
                     const float *B, void *out, int phase, const char *a_format, const char *b_format,
                     int threads, double *qsnr_db, long long *cycles, char *err, size_t errlen);
+
+/* `count` independent GEMMs of one shape (attention: one per batch element
+ * and head): instance i is mxsim_capi_gemm on A + i*M*K, B + i*K*N into
+ * out + i*M*N (the same bits), instances spread over `threads` threads
+ * (<= 0: all online CPUs), each instance on one thread.  Returns as
+ * mxsim_capi_gemm (the first failing instance's result and message). */
+int mxsim_capi_gemm_batch(const mxsim_capi_config *c, long long count, long long M, long long N, long long K,
+                          const float *A, const float *B, void *out, int phase, int threads, char *err,
+                          size_t errlen);
 
 #ifdef __cplusplus
 }

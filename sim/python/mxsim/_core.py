@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-ABI = 1  # MXSIM_CAPI_ABI of sim/mxsim_capi.h
+ABI = 2  # MXSIM_CAPI_ABI of sim/mxsim_capi.h
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 # sim/python/mxsim -> the repository root (a build tree), or None when installed
@@ -52,6 +52,10 @@ _lib.mxsim_capi_gemm.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.c_lo
                                  ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
                                  ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_longlong),
                                  ctypes.c_char_p, ctypes.c_size_t]
+_lib.mxsim_capi_gemm_batch.restype = ctypes.c_int
+_lib.mxsim_capi_gemm_batch.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong,
+                                       ctypes.c_longlong, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
+                                       ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
 if _lib.mxsim_capi_abi() != ABI:
     raise ImportError("mxsim: %s has C ABI %d, this package needs %d" % (LIB_PATH, _lib.mxsim_capi_abi(), ABI))
 
@@ -107,6 +111,14 @@ class Config:
         self.tile = (int(d["tile_rows"]), int(d["tile_cols"])) if int(d["tile_rows"]) > 0 else None
         self.lanes = int(d["lanes"])
 
+    # a Config owns a C handle: copies (copy.deepcopy of a converted model)
+    # share it rather than free it twice
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
     def __del__(self):
         h, self._h = getattr(self, "_h", None), None
         if h and _lib is not None:
@@ -133,7 +145,7 @@ def get_config(config):
     raise TypeError("config: expected a path, a config name or an mxsim.Config, got %s" % type(config).__name__)
 
 
-def _operand(x, name):
+def _operand(x, name, ndim=2):
     if hasattr(x, "detach") and hasattr(x, "numpy"):  # a torch tensor, without importing torch
         x = x.detach().cpu()
         if str(x.dtype) != "torch.float32":
@@ -143,8 +155,9 @@ def _operand(x, name):
         a = np.asarray(x)
     except Exception as e:  # noqa: BLE001
         raise TypeError("%s: not an array: %s" % (name, e)) from None
-    if a.ndim != 2:
-        raise ValueError("%s: expected a 2-D matrix, got shape %s" % (name, tuple(a.shape)))
+    if a.ndim != ndim:
+        raise ValueError("%s: expected a %s, got shape %s"
+                         % (name, "2-D matrix" if ndim == 2 else "3-D batch of matrices", tuple(a.shape)))
     if a.dtype.kind not in "fiub":
         raise TypeError("%s: expected a real numeric array, got dtype %s" % (name, a.dtype))
     if 0 in a.shape:
@@ -152,7 +165,12 @@ def _operand(x, name):
     return np.ascontiguousarray(a, dtype=np.float32)
 
 
-def gemm(A, B, config="configs/mxsf.yaml", phase="fwd", threads=0, a_format=None, b_format=None,
+# below this many MACs one thread: starting threads costs ~0.4 ms per call,
+# more than such a GEMM takes (the bits do not depend on the thread count)
+AUTO_THREADS_MACS = 1 << 21
+
+
+def gemm(A, B, config="configs/mxsf.yaml", phase="fwd", threads=None, a_format=None, b_format=None,
          stats=None):
     """C = A . B through the bit-exact functional datapath of `config`.
 
@@ -160,8 +178,9 @@ def gemm(A, B, config="configs/mxsf.yaml", phase="fwd", threads=0, a_format=None
     columns), in 1-D blocks or 2-D tiles as the config says; the PE computes
     L-lane block dot products with FP32 accumulation.  Returns the FP32
     outputs, a numpy float32 array (M, N) -- the bits `mxsim run --mode
-    functional --data --dump` writes for the same operands.  threads <= 0:
-    all CPUs.  stats: an optional dict that receives 'qsnr_db' and 'cycles'.
+    functional --data --dump` writes for the same operands.  threads: None
+    (1 below AUTO_THREADS_MACS, else all CPUs), <= 0 all CPUs, or a count.
+    stats: an optional dict that receives 'qsnr_db' and 'cycles'.
     """
     cfg = get_config(config)
     if phase not in PHASES:
@@ -173,6 +192,8 @@ def gemm(A, B, config="configs/mxsf.yaml", phase="fwd", threads=0, a_format=None
                          % (tuple(b.shape), tuple(a.shape), a.shape[1]))
     M, K = a.shape
     N = b.shape[1]
+    if threads is None:
+        threads = 1 if M * N * K < AUTO_THREADS_MACS else 0
     out = np.empty((M, N), dtype=np.float32)
     err = ctypes.create_string_buffer(1024)
     q = ctypes.c_double(0)
@@ -185,4 +206,30 @@ def gemm(A, B, config="configs/mxsf.yaml", phase="fwd", threads=0, a_format=None
     if stats is not None:
         stats["qsnr_db"] = q.value
         stats["cycles"] = cyc.value
+    return out
+
+
+def gemm_batch(A, B, config="configs/mxsf.yaml", phase="fwd", threads=None):
+    """C[i] = A[i] . B[i] for a batch of equal-shape GEMMs (A: count x M x K,
+    B: count x K x N): each instance is exactly gemm(A[i], B[i]) (the same
+    bits), the instances spread over threads (None: all CPUs unless the batch
+    is tiny).  Returns a float32 array (count, M, N)."""
+    cfg = get_config(config)
+    if phase not in PHASES:
+        raise ValueError("phase: expected one of %s, got %r" % ("/".join(PHASES), phase))
+    a = _operand(A, "A", 3)
+    b = _operand(B, "B", 3)
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise ValueError("B: shape %s does not match A %s: A is count x M x K, B must be count x K x N"
+                         % (tuple(b.shape), tuple(a.shape)))
+    cnt, M, K = a.shape
+    N = b.shape[2]
+    if threads is None:
+        threads = 1 if cnt * M * N * K < (1 << 18) else 0
+    out = np.empty((cnt, M, N), dtype=np.float32)
+    err = ctypes.create_string_buffer(1024)
+    rc = _lib.mxsim_capi_gemm_batch(cfg._h, cnt, M, N, K, a.ctypes.data, b.ctypes.data, out.ctypes.data,
+                                    PHASES[phase], int(threads), err, len(err))
+    if rc != 0:
+        raise ValueError("config: %s" % err.value.decode(errors="replace"))
     return out

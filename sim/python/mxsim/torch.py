@@ -25,7 +25,7 @@ from . import _core
 
 __all__ = ["convert", "matmul", "linear", "conv2d", "mx_matmul_scope", "THREADS", "trace_gemms"]
 
-THREADS = 0  # threads per GEMM in the C core; 0: all online CPUs
+THREADS = None  # threads per GEMM in the C core: None auto (mxsim.gemm), 0 all CPUs, N
 
 _local = threading.local()
 
@@ -40,6 +40,15 @@ def _mm(a, b, cfg, phase, name):
     if rec is not None:
         rec.append((name, a.shape[0], b.shape[1], a.shape[1], phase))
     out = _core.gemm(a, b, config=cfg, phase=phase, threads=THREADS)
+    return torch.from_numpy(out)
+
+
+def _mm_batch(a, b, cfg, phase, name):
+    """a (count x M x K) . b (count x K x N): count datapath GEMMs."""
+    rec = _recorder()
+    if rec is not None:
+        rec.extend([(name, a.shape[1], b.shape[2], a.shape[2], phase)] * a.shape[0])
+    out = _core.gemm_batch(a, b, config=cfg, phase=phase, threads=THREADS)
     return torch.from_numpy(out)
 
 
@@ -86,7 +95,7 @@ class _MatmulFn(torch.autograd.Function):
         batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         ae = a.float().expand(*batch, *a.shape[-2:]).reshape(-1, *a.shape[-2:])
         be = b.float().expand(*batch, *b.shape[-2:]).reshape(-1, *b.shape[-2:])
-        out = torch.stack([_mm(ae[i], be[i], cfg, "fwd", name) for i in range(ae.shape[0])])
+        out = _mm_batch(ae, be, cfg, "fwd", name)
         ctx.save_for_backward(ae, be)
         ctx.cfg, ctx.name, ctx.batch, ctx.ashape, ctx.bshape = cfg, name, batch, a.shape, b.shape
         return out.reshape(*batch, a.shape[-2], b.shape[-1]).to(torch.promote_types(a.dtype, b.dtype))
@@ -107,11 +116,9 @@ class _MatmulFn(torch.autograd.Function):
             return t
 
         if ctx.needs_input_grad[0]:
-            da = unbroadcast(torch.stack([_mm(g3[i], be[i].t(), ctx.cfg, "dgrad", ctx.name)
-                                          for i in range(g3.shape[0])]), ctx.ashape)
+            da = unbroadcast(_mm_batch(g3, be.transpose(1, 2), ctx.cfg, "dgrad", ctx.name), ctx.ashape)
         if ctx.needs_input_grad[1]:
-            db = unbroadcast(torch.stack([_mm(ae[i].t(), g3[i], ctx.cfg, "wgrad", ctx.name)
-                                          for i in range(g3.shape[0])]), ctx.bshape)
+            db = unbroadcast(_mm_batch(ae.transpose(1, 2), g3, ctx.cfg, "wgrad", ctx.name), ctx.bshape)
         return da, db, None, None
 
 
