@@ -58,4 +58,14 @@ install: all
 test-python: all
 	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) $(PYTHON) tests/python/test_bridge.py
 	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) $(PYTHON) tests/python/test_trace.py
+	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) PYTHONPATH=$(PYDIR) \
+	  $(PYTHON) -m mxsim.accuracy --smoke
 test-extra:: test-python
+
+# The accuracy study (not in make test): every GEMM of training through the
+# datapath, 6 formats x 3 seeds x 2 models; table, loss plots (gnuplot SVG)
+# and energy per training step in $(BUILD)/accuracy/ (docs/PYTHON.md).
+.PHONY: accuracy
+accuracy: deps all
+	MXSIM_BIN=$(abspath $(BUILD)/mxsim) MXSIM_LIB=$(abspath $(BUILD)/libmxcore.so) PYTHONPATH=$(PYDIR) \
+	  $(PYTHON) -m mxsim.accuracy --out $(BUILD)/accuracy
