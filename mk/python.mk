@@ -13,8 +13,10 @@ PYDIR    := sim/python
 # pyenv or venv python3 earlier on PATH would not see them)
 PYTHON   ?= /usr/bin/python3
 PREFIX   ?= /usr/local
-# where `make install` puts the package (the Debian layout of python3)
-PYSITE   ?= $(PREFIX)/lib/python3/dist-packages
+# where `make install` puts the package: a directory on Debian python3's
+# sys.path for PREFIX /usr/local (the default) and /usr
+PYVER    := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null || echo 3)
+PYSITE   ?= $(PREFIX)/lib/python$(PYVER)/dist-packages
 
 all: $(BUILD)/libmxcore.so
 
@@ -36,7 +38,8 @@ $(BUILD)/libmxcore.so: $(PIC_OBJ)
 -include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
 
 # `make install`: the CLI, the libraries, the header of the C ABI and the
-# package, the package finding the .so next to itself (mxsim/_lib).
+# package, the package finding the .so next to itself (mxsim/_lib) and the
+# shipped configs in mxsim/_share/configs (config="mxsf" works installed).
 .PHONY: install
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mxsim $(DESTDIR)$(PYSITE)/mxsim/_lib
@@ -46,6 +49,8 @@ install: all
 	install -m 644 sim/mxsim_capi.h $(DESTDIR)$(PREFIX)/include/mxsim/mxsim_capi.h
 	install -m 644 $(PYDIR)/mxsim/*.py $(DESTDIR)$(PYSITE)/mxsim/
 	install -m 755 $(BUILD)/libmxcore.so $(DESTDIR)$(PYSITE)/mxsim/_lib/libmxcore.so
+	rm -rf $(DESTDIR)$(PYSITE)/mxsim/_share && mkdir -p $(DESTDIR)$(PYSITE)/mxsim/_share
+	cp -R configs $(DESTDIR)$(PYSITE)/mxsim/_share/configs
 	@echo "installed: $(DESTDIR)$(PREFIX)/bin/mxsim, $(DESTDIR)$(PREFIX)/lib/libmxcore.{a,so}, $(DESTDIR)$(PYSITE)/mxsim"
 
 # The bridge's tests (tests/python/test_bridge.py): bit-equality of converted

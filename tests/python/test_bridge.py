@@ -145,6 +145,12 @@ class GemmTest(unittest.TestCase):
             mxt.convert(lin, config="missing.yaml")
         with self.assertRaisesRegex(TypeError, r"^model: "):
             mxt.convert("not a model")
+        mxt.convert(lin, config=cfgpath("configs/mxsf.yaml"))
+        with self.assertRaisesRegex(ValueError, r"^x: layer 'linear' \(Linear 8 -> 4\) got input of shape \(3, 5\)"):
+            lin(torch.ones(3, 5))
+        conv = mxt.convert(torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3)), config=cfgpath("configs/mxsf.yaml"))
+        with self.assertRaisesRegex(ValueError, r"^x: layer '0' \(Conv2d, 3 input channels\)"):
+            conv(torch.ones(1, 2, 5, 5))
         with self.assertRaisesRegex(ValueError, r"^x: last dimension"):
             mxt.linear(torch.ones(3, 5), torch.ones(4, 8), config=cfgpath("configs/mxsf.yaml"))
 

@@ -201,6 +201,10 @@ class MXLinear(nn.Linear):
     """nn.Linear whose GEMMs run through the datapath (made by convert())."""
 
     def forward(self, x):
+        if not torch.is_tensor(x) or x.dim() < 1 or x.shape[-1] != self.in_features:
+            raise ValueError("x: layer '%s' (Linear %d -> %d) got input of shape %s"
+                             % (self.mx_name, self.in_features, self.out_features,
+                                tuple(x.shape) if torch.is_tensor(x) else type(x).__name__))
         return _LinearFn.apply(x, self.weight, self.bias, self.mx_config, self.mx_name)
 
 
@@ -208,6 +212,10 @@ class MXConv2d(nn.Conv2d):
     """nn.Conv2d (groups = 1) whose im2col GEMMs run through the datapath."""
 
     def forward(self, x):
+        if not torch.is_tensor(x) or x.dim() != 4 or x.shape[1] != self.in_channels:
+            raise ValueError("x: layer '%s' (Conv2d, %d input channels) expects (N, %d, H, W), got %s"
+                             % (self.mx_name, self.in_channels, self.in_channels,
+                                tuple(x.shape) if torch.is_tensor(x) else type(x).__name__))
         return _Conv2dFn.apply(x, self.weight, self.bias, self.mx_config, self.mx_name, self.stride,
                                self.padding, self.dilation)
 

@@ -203,7 +203,12 @@ def main(argv=None):
     comment = ("traced by mxsim trace --from-torch %s --batch %d --seq %d%s (forward hooks on %s)"
                % (a.from_torch, a.batch, a.seq, " --train" if a.train else "", a.device))
     if a.output == "-":
-        write_trace(rows, sys.stdout, comment)
+        try:
+            write_trace(rows, sys.stdout, comment)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `| head`: not an error
+            import os
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     else:
         tmp = a.output + ".tmp"
         with open(tmp, "w") as f:
