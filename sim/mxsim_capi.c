@@ -6,6 +6,7 @@
 #include "arch/mx_arch.h"
 #include "arch/mx_func.h"
 #include "config_yaml.h"
+#include "formats/mx_block.h"
 #include "version.h"
 
 #include <pthread.h>
@@ -171,5 +172,52 @@ int mxsim_capi_gemm_batch(const mxsim_capi_config *c, long long count, long long
             set_err(err, errlen, parts[t].err);
         }
     free(parts);
+    return rc;
+}
+
+int mxsim_capi_requant(const mxsim_capi_config *c, long long M, long long N, const float *y, float *deq, char *err,
+                       size_t errlen)
+{
+    if (!c || !y || !deq || M < 1 || N < 1) {
+        set_err(err, errlen, "requant: bad arguments");
+        return -1;
+    }
+    const mx_arch_config *a = &c->cfg;
+    const size_t n = (size_t)M * (size_t)N;
+    mx_operand_fmt fo;
+    if (mx_operand_fmt_resolve(a, a->out_format, &fo) != 0) {
+        set_err(err, errlen, "requant: unknown format.out");
+        return -1;
+    }
+    if (fo.elem.bits >= 32) {
+        if (deq != y) memmove(deq, y, sizeof *deq * n);
+        return 0;
+    }
+    uint64_t rng = 0;
+    mx_encode_opts enc = {a->round, MX_OVERFLOW_SATURATE, &rng};
+    if (!fo.is_mx) {
+        for (size_t i = 0; i < n; i++) deq[i] = (float)mx_decode(&fo.elem, mx_encode(&fo.elem, y[i], &enc, NULL));
+        return 0;
+    }
+    mx_block_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.elem = fo.elem;
+    spec.block = a->block_size;
+    spec.axis = -1;
+    spec.tile_rows = a->tile_rows;
+    spec.tile_cols = a->tile_rows > 0 ? a->tile_cols : 0;
+    spec.scale_rule = a->scale_rule;
+    spec.enc = enc;
+    mx_shape sh = {2, {(size_t)M, (size_t)N}};
+    float *tmp = deq == y ? malloc(sizeof *tmp * n + 1) : deq;
+    if (!tmp) {
+        set_err(err, errlen, "requant: out of memory");
+        return -1;
+    }
+    char e[300];
+    int rc = mx_block_quantize(&spec, &sh, y, NULL, NULL, tmp, e, sizeof e);
+    if (rc != 0) set_err(err, errlen, e);
+    else if (tmp != deq) memcpy(deq, tmp, sizeof *deq * n);
+    if (tmp != deq) free(tmp);
     return rc;
 }

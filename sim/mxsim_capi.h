@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Bumped when a signature below changes; the Python layer checks it. */
-#define MXSIM_CAPI_ABI 2
+#define MXSIM_CAPI_ABI 3
 int mxsim_capi_abi(void);
 /* "mxsim VERSION (git ...)" */
 const char *mxsim_capi_version(void);
@@ -48,6 +48,15 @@ int mxsim_capi_config_describe(const mxsim_capi_config *c, char *buf, size_t len
 int mxsim_capi_gemm(const mxsim_capi_config *c, long long M, long long N, long long K, const float *A,
                     const float *B, void *out, int phase, const char *a_format, const char *b_format,
                     int threads, double *qsnr_db, long long *cycles, char *err, size_t errlen);
+
+/* The output re-quantization of `mxsim run --dump` (the RQU's format):
+ * y (M x N FP32) encoded in the config's format.out -- MX formats in
+ * format.tile 2-D tiles over (M, N) or format.block blocks along N, with
+ * format.scale_rule and format.round, saturating; plain formats per element
+ * -- and decoded back into deq (M x N FP32; may equal y).  fp32 out: a copy.
+ * 0, or -1 with a message. */
+int mxsim_capi_requant(const mxsim_capi_config *c, long long M, long long N, const float *y, float *deq, char *err,
+                       size_t errlen);
 
 /* `count` independent GEMMs of one shape (attention: one per batch element
  * and head): instance i is mxsim_capi_gemm on A + i*M*K, B + i*K*N into

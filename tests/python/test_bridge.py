@@ -228,6 +228,30 @@ class LinearTest(unittest.TestCase):
             self.assertLess(np.abs(got - want).max() / np.abs(got).max(), 1e-5, what)
 
 
+class RequantTest(unittest.TestCase):
+    def test_requant_output_equals_mxsim_quant_of_cli_dump(self):
+        """requant_output=True: each GEMM output re-quantized to format.out as
+        the dump does -- equal to `mxsim quant` of the CLI's FP32 dump (2-D
+        tiles over (M, N), or 1-D blocks along N)."""
+        for c, fmt, block in [("configs/mxsf.yaml", "mxsf", "8x8"), ("configs/mxsf_1d.yaml", "mxsf", "32")]:
+            g = torch.Generator().manual_seed(11)
+            lin = torch.nn.Linear(40, 24, bias=False)
+            mxt.convert(lin, config=cfgpath(c), requant_output=True)
+            X = torch.randn(19, 40, generator=g).requires_grad_(True)
+            Y = lin(X)
+            G = torch.randn(Y.shape, generator=g)
+            Y.backward(G)
+            W = lin.weight.detach().numpy()
+            out = cli_gemms(c, [("r", "fwd", X.detach().numpy(), W.T), ("r", "dgrad", G.numpy(), W),
+                                ("r", "wgrad", X.detach().numpy().T, G.numpy())])
+            assert_bits_equal(self, Y.detach(), cli_quant(out[("r", "fwd")], fmt, block), "%s requant fwd" % c)
+            assert_bits_equal(self, X.grad, cli_quant(out[("r", "dgrad")], fmt, block), "%s requant dgrad" % c)
+            assert_bits_equal(self, lin.weight.grad.T, cli_quant(out[("r", "wgrad")], fmt, block),
+                              "%s requant wgrad" % c)
+            # and it is a change: not the FP32 outputs
+            self.assertFalse(np.array_equal(bits(Y), bits(out[("r", "fwd")])))
+
+
 class ConvMatmulTest(unittest.TestCase):
     def test_conv2d_im2col_equals_cli(self):
         c = "configs/mxsf.yaml"

@@ -8,6 +8,6 @@
 The numerics live in the C core (libmxcore.so, loaded with ctypes); this
 package only arranges operands.  See docs/PYTHON.md.
 """
-from ._core import Config, LIB_PATH, PHASES, gemm, gemm_batch, get_config, version  # noqa: F401
+from ._core import Config, LIB_PATH, PHASES, gemm, gemm_batch, get_config, requant, version  # noqa: F401
 
-__all__ = ["Config", "gemm", "gemm_batch", "get_config", "version", "LIB_PATH", "PHASES"]
+__all__ = ["Config", "gemm", "gemm_batch", "requant", "get_config", "version", "LIB_PATH", "PHASES"]

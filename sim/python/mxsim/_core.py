@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 
-ABI = 2  # MXSIM_CAPI_ABI of sim/mxsim_capi.h
+ABI = 3  # MXSIM_CAPI_ABI of sim/mxsim_capi.h
 
 _PKG = os.path.dirname(os.path.abspath(__file__))
 # sim/python/mxsim -> the repository root (a build tree), or None when installed
@@ -56,6 +56,9 @@ _lib.mxsim_capi_gemm_batch.restype = ctypes.c_int
 _lib.mxsim_capi_gemm_batch.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_longlong,
                                        ctypes.c_longlong, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                        ctypes.c_int, ctypes.c_int, ctypes.c_char_p, ctypes.c_size_t]
+_lib.mxsim_capi_requant.restype = ctypes.c_int
+_lib.mxsim_capi_requant.argtypes = [ctypes.c_void_p, ctypes.c_longlong, ctypes.c_longlong, ctypes.c_void_p,
+                                    ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t]
 if _lib.mxsim_capi_abi() != ABI:
     raise ImportError("mxsim: %s has C ABI %d, this package needs %d" % (LIB_PATH, _lib.mxsim_capi_abi(), ABI))
 
@@ -231,5 +234,18 @@ def gemm_batch(A, B, config="configs/mxsf.yaml", phase="fwd", threads=None):
     rc = _lib.mxsim_capi_gemm_batch(cfg._h, cnt, M, N, K, a.ctypes.data, b.ctypes.data, out.ctypes.data,
                                     PHASES[phase], int(threads), err, len(err))
     if rc != 0:
+        raise ValueError("config: %s" % err.value.decode(errors="replace"))
+    return out
+
+
+def requant(Y, config="configs/mxsf.yaml"):
+    """The outputs Y (M x N) re-quantized to the config's format.out as the
+    RQU stores them (what `mxsim run --dump` writes as out_codes/out_scales:
+    2-D tiles over (M, N) or blocks along N), dequantized to float32."""
+    cfg = get_config(config)
+    y = _operand(Y, "Y")
+    out = np.empty_like(y)
+    err = ctypes.create_string_buffer(1024)
+    if _lib.mxsim_capi_requant(cfg._h, y.shape[0], y.shape[1], y.ctypes.data, out.ctypes.data, err, len(err)) != 0:
         raise ValueError("config: %s" % err.value.decode(errors="replace"))
     return out

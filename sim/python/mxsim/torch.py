@@ -17,6 +17,7 @@ activations, softmax, im2col/col2im and the loss stay FP32 in PyTorch.
 import contextlib
 import threading
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -34,21 +35,44 @@ def _recorder():
     return getattr(_local, "rec", None)
 
 
-def _mm(a, b, cfg, phase, name):
+class _Spec:
+    """What a converted layer computes with: the config, and whether GEMM
+    outputs are re-quantized to format.out (the RQU) before PyTorch sees them."""
+
+    def __init__(self, config, requant=False):
+        self.cfg = _core.get_config(config)
+        self.requant = bool(requant)
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
+def _spec(config, requant=False):
+    return config if isinstance(config, _Spec) else _Spec(config, requant)
+
+
+def _mm(a, b, spec, phase, name):
     """a (M x K) . b (K x N) through the datapath: an FP32 torch tensor."""
     rec = _recorder()
     if rec is not None:
         rec.append((name, a.shape[0], b.shape[1], a.shape[1], phase))
-    out = _core.gemm(a, b, config=cfg, phase=phase, threads=THREADS)
+    out = _core.gemm(a, b, config=spec.cfg, phase=phase, threads=THREADS)
+    if spec.requant:
+        out = _core.requant(out, spec.cfg)
     return torch.from_numpy(out)
 
 
-def _mm_batch(a, b, cfg, phase, name):
+def _mm_batch(a, b, spec, phase, name):
     """a (count x M x K) . b (count x K x N): count datapath GEMMs."""
     rec = _recorder()
     if rec is not None:
         rec.extend([(name, a.shape[1], b.shape[2], a.shape[2], phase)] * a.shape[0])
-    out = _core.gemm_batch(a, b, config=cfg, phase=phase, threads=THREADS)
+    out = _core.gemm_batch(a, b, config=spec.cfg, phase=phase, threads=THREADS)
+    if spec.requant:
+        out = np.stack([_core.requant(o, spec.cfg) for o in out])
     return torch.from_numpy(out)
 
 
@@ -163,17 +187,17 @@ class _Conv2dFn(torch.autograd.Function):
         return dx, dw, db, None, None, None, None, None
 
 
-def linear(x, weight, bias=None, config="configs/mxsf.yaml", name="linear"):
+def linear(x, weight, bias=None, config="configs/mxsf.yaml", name="linear", requant_output=False):
     """F.linear through the datapath (three GEMMs under autograd)."""
     _check_float(x, "x")
     _check_float(weight, "weight")
     if weight.dim() != 2 or x.dim() < 1 or x.shape[-1] != weight.shape[1]:
         raise ValueError("x: last dimension %s does not match weight of shape %s (out, in)"
                          % (tuple(x.shape)[-1:] if x.dim() else "()", tuple(weight.shape)))
-    return _LinearFn.apply(x, weight, bias, _core.get_config(config), name)
+    return _LinearFn.apply(x, weight, bias, _spec(config, requant_output), name)
 
 
-def matmul(a, b, config="configs/mxsf.yaml", name="matmul"):
+def matmul(a, b, config="configs/mxsf.yaml", name="matmul", requant_output=False):
     """torch.matmul for tensors of rank >= 2 through the datapath."""
     _check_float(a, "a")
     _check_float(b, "b")
@@ -183,17 +207,18 @@ def matmul(a, b, config="configs/mxsf.yaml", name="matmul"):
     if a.shape[-1] != b.shape[-2]:
         raise ValueError("b: shape %s does not match a %s (a is ... x M x K, b ... x K x N)"
                          % (tuple(b.shape), tuple(a.shape)))
-    return _MatmulFn.apply(a, b, _core.get_config(config), name)
+    return _MatmulFn.apply(a, b, _spec(config, requant_output), name)
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, config="configs/mxsf.yaml", name="conv2d"):
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, config="configs/mxsf.yaml", name="conv2d",
+           requant_output=False):
     """F.conv2d (groups = 1, numeric padding) through the datapath via im2col."""
     _check_float(x, "x")
     if x.dim() != 4 or weight.dim() != 4 or x.shape[1] != weight.shape[1]:
         raise ValueError("x: shape %s does not match weight %s (N, C, H, W) / (C_out, C_in, kh, kw)"
                          % (tuple(x.shape), tuple(weight.shape)))
     pair = nn.modules.utils._pair
-    return _Conv2dFn.apply(x, weight, bias, _core.get_config(config), name, pair(stride), pair(padding),
+    return _Conv2dFn.apply(x, weight, bias, _spec(config, requant_output), name, pair(stride), pair(padding),
                            pair(dilation))
 
 
@@ -242,10 +267,10 @@ _patched = [0]
 
 
 @contextlib.contextmanager
-def mx_matmul_scope(config="configs/mxsf.yaml", prefix=""):
+def mx_matmul_scope(config="configs/mxsf.yaml", prefix="", requant_output=False):
     """Within the block, torch.matmul / torch.bmm / a @ b on float tensors of
     rank >= 2 in this thread run through the datapath (with autograd)."""
-    cfg = _core.get_config(config)
+    cfg = _spec(config, requant_output)
     with _patch_lock:
         if _patched[0] == 0:
             torch.matmul = _routed("matmul")
@@ -275,15 +300,18 @@ def _wrap_forward(module, cfg, prefix):
     module.forward = forward
 
 
-def convert(model, config="configs/mxsf.yaml", matmul=True):
+def convert(model, config="configs/mxsf.yaml", matmul=True, requant_output=False):
     """Converts model in place (and returns it): every nn.Linear and nn.Conv2d
     (groups 1, zero padding) becomes a datapath layer of `config`, keeping its
     parameters (so an optimizer made before or after works alike); with
     matmul=True, the torch.matmul/bmm/@ calls of every module's own forward
-    code run through the datapath too.  Layer names are the module tree's."""
+    code run through the datapath too.  requant_output=True: every GEMM output
+    (forward and both gradients) is re-quantized to the config's format.out
+    as the RQU writes it (mxsim.requant), gradients passing straight through.
+    Layer names are the module tree's."""
     if not isinstance(model, nn.Module):
         raise TypeError("model: expected a torch.nn.Module, got %s" % type(model).__name__)
-    cfg = _core.get_config(config)
+    cfg = _spec(config, requant_output)
     for name, m in model.named_modules():
         nm = name or type(m).__name__.lower()
         if type(m) is nn.Linear:
