@@ -303,6 +303,37 @@ class ConvMatmulTest(unittest.TestCase):
         assert_bits_equal(self, q.grad[1], out[("s", "dgrad")], "dQ = dS . K")
         assert_bits_equal(self, k.grad[1].T, out[("s", "wgrad")], "d(K^T) = Q^T . dS")
 
+    def test_multihead_attention(self):
+        """nn.MultiheadAttention: its projections (F.linear) and score/context
+        bmm run through the datapath, in training and in eval (no native
+        fast path), with the GEMM shapes of docs/TRACES.md."""
+        c = cfgpath("configs/mxsf.yaml")
+        torch.manual_seed(0)
+        mha = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+        ref = torch.nn.MultiheadAttention(16, 2, batch_first=True)
+        ref.load_state_dict(mha.state_dict())
+        mxt.convert(mha, config=c)
+        x = torch.randn(3, 5, 16)
+        B, S, E, H = 3, 5, 16, 2
+        want = [("linear", B * S, 3 * E, E, "fwd"), ("bmm", S, S, E // H, "fwd"), ("bmm", S, E // H, S, "fwd"),
+                ("linear", B * S, E, E, "fwd")]
+        for train in (True, False):
+            mha.train(train)
+            ref.train(train)
+            with torch.set_grad_enabled(train), mxt.trace_gemms() as rec:
+                y, _ = mha(x, x, x, need_weights=False)
+            got = []
+            for r in rec:  # per-(batch, head) GEMMs of one call collapse to one entry
+                e = (r[0].split(".")[-1],) + tuple(r[1:])
+                if not got or got[-1] != e:
+                    got.append(e)
+            self.assertEqual(got, want, "train=%s" % train)
+            self.assertEqual(sum(1 for r in rec if r[0].endswith("bmm")), 2 * B * H)
+            yr, _ = ref(x, x, x, need_weights=False)
+            err = (y - yr).abs().max().item()
+            self.assertTrue(0 < err < 0.05, "train=%s: |mx - fp32| = %g" % (train, err))
+        self.assertIs(torch.nn.functional.linear, mxt._orig["linear"])
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -62,6 +62,23 @@ class TraceTest(unittest.TestCase):
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(rows_of(r.stdout), self.expected_bert(B, S, train))
 
+    def test_multihead_attention(self):
+        B, S = 2, 8
+        for dev in ("meta", "cpu"):  # on cpu an eval-mode MHA could take the native fast path
+            r = run_trace(["--from-torch", "tinybert:mha_factory", "--batch", str(B), "--seq", str(S), "--device", dev])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(rows_of(r.stdout), self.expected_mha(B, S), dev)
+
+    def expected_mha(self, B, S):
+        D, H, V = 32, 4, 50
+        T, dh = B * S, D // H
+        return [
+            ("attn.linear0", T, 3 * D, D, "inf", 1),          # packed q/k/v in-projection (F.linear)
+            ("attn.matmul0", S, S, dh, "inf", B * H),         # scores (bmm)
+            ("attn.matmul1", S, dh, S, "inf", B * H),         # context (bmm)
+            ("attn.linear1", T, D, D, "inf", 1),              # out_proj (F.linear, not its forward)
+            ("head", T, V, D, "inf", 1)]
+
     def test_trace_runs_in_mxsim(self):
         with tempfile.TemporaryDirectory() as d:
             t = os.path.join(d, "bert.csv")

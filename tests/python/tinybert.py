@@ -60,3 +60,20 @@ class TinyBert(nn.Module):
 def factory(batch=2, seq=8):
     torch.manual_seed(0)
     return TinyBert(), torch.randint(0, VOCAB, (batch, seq))
+
+
+class MhaModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(VOCAB, D)
+        self.attn = nn.MultiheadAttention(D, HEADS, batch_first=True)
+        self.head = nn.Linear(D, VOCAB)
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        return self.head(self.attn(x, x, x, need_weights=False)[0])
+
+
+def mha_factory(batch=2, seq=8):
+    torch.manual_seed(0)
+    return MhaModel().eval(), torch.randint(0, VOCAB, (batch, seq))   # eval: the fast path must not hide GEMMs

@@ -245,8 +245,48 @@ class MXConv2d(nn.Conv2d):
                                self.padding, self.dilation)
 
 
+class MXMultiheadAttention(nn.MultiheadAttention):
+    """nn.MultiheadAttention kept on PyTorch's Python path (whose F.linear
+    and torch.bmm calls the scope routes through the datapath): in eval mode
+    with dropout 0 the native fast path would bypass them, so the training
+    flag is raised for the call (it only selects the path and dropout, which
+    is 0 there)."""
+
+    def forward(self, *args, **kw):
+        if self.training or self.dropout:
+            return super().forward(*args, **kw)
+        self.training = True
+        try:
+            return super().forward(*args, **kw)
+        finally:
+            self.training = False
+
+
 # ---- torch.matmul / torch.bmm / @ inside a converted model's forward ----------
-_orig = {"matmul": torch.matmul, "bmm": torch.bmm, "__matmul__": torch.Tensor.__matmul__}
+_orig = {"matmul": torch.matmul, "bmm": torch.bmm, "__matmul__": torch.Tensor.__matmul__,
+         "baddbmm": torch.baddbmm, "linear": F.linear}
+
+
+def _routed_linear(x, weight, bias=None):
+    """F.linear inside a scope (nn.MultiheadAttention's projections, user
+    code): the three GEMMs through the datapath."""
+    scope = getattr(_local, "scope", None)
+    if scope is None or not (torch.is_tensor(x) and x.is_floating_point() and torch.is_tensor(weight)
+                             and weight.dim() == 2 and x.dim() >= 1 and x.shape[-1] == weight.shape[1]):
+        return _orig["linear"](x, weight, bias)
+    spec, prefix = scope[-1]
+    return _LinearFn.apply(x, weight, bias, spec, "%s.linear" % prefix if prefix else "linear")
+
+
+def _routed_baddbmm(inp, a, b, *args, beta=1, alpha=1, **kw):
+    """torch.baddbmm(inp, a, b) = inp + a @ b (beta = alpha = 1, as
+    nn.MultiheadAttention's masked scores): the product through the datapath,
+    the addition in FP32."""
+    scope = getattr(_local, "scope", None)
+    if scope is None or args or kw or beta != 1 or alpha != 1 or not (torch.is_tensor(a) and torch.is_tensor(b)):
+        return _orig["baddbmm"](inp, a, b, *args, beta=beta, alpha=alpha, **kw)
+    spec, prefix = scope[-1]
+    return inp + _MatmulFn.apply(a, b, spec, "%s.baddbmm" % prefix if prefix else "baddbmm")
 
 
 def _routed(kind):
@@ -276,6 +316,8 @@ def mx_matmul_scope(config="configs/mxsf.yaml", prefix="", requant_output=False)
             torch.matmul = _routed("matmul")
             torch.bmm = _routed("bmm")
             torch.Tensor.__matmul__ = _routed("__matmul__")
+            torch.baddbmm = _routed_baddbmm
+            F.linear = _routed_linear
         _patched[0] += 1
     stack = getattr(_local, "scope", None)
     _local.scope = (stack or []) + [(cfg, prefix)]
@@ -289,6 +331,8 @@ def mx_matmul_scope(config="configs/mxsf.yaml", prefix="", requant_output=False)
                 torch.matmul = _orig["matmul"]
                 torch.bmm = _orig["bmm"]
                 torch.Tensor.__matmul__ = _orig["__matmul__"]
+                torch.baddbmm = _orig["baddbmm"]
+                F.linear = _orig["linear"]
 
 
 def _wrap_forward(module, cfg, prefix):
@@ -304,8 +348,9 @@ def convert(model, config="configs/mxsf.yaml", matmul=True, requant_output=False
     """Converts model in place (and returns it): every nn.Linear and nn.Conv2d
     (groups 1, zero padding) becomes a datapath layer of `config`, keeping its
     parameters (so an optimizer made before or after works alike); with
-    matmul=True, the torch.matmul/bmm/@ calls of every module's own forward
-    code run through the datapath too.  requant_output=True: every GEMM output
+    matmul=True, the torch.matmul/bmm/baddbmm/@ and F.linear calls of every
+    module's own forward code run through the datapath too, which covers
+    nn.MultiheadAttention (kept off its native fast path).  requant_output=True: every GEMM output
     (forward and both gradients) is re-quantized to the config's format.out
     as the RQU writes it (mxsim.requant), gradients passing straight through.
     Layer names are the module tree's."""
@@ -321,6 +366,8 @@ def convert(model, config="configs/mxsf.yaml", matmul=True, requant_output=False
                 raise ValueError("model: %s: Conv2d with groups=%d, padding=%r, padding_mode=%s is not supported"
                                  % (nm, m.groups, m.padding, m.padding_mode))
             m.__class__ = MXConv2d
+        elif type(m) is nn.MultiheadAttention and matmul:
+            m.__class__ = MXMultiheadAttention
         if isinstance(m, (MXLinear, MXConv2d)):
             m.mx_config, m.mx_name = cfg, nm
     if matmul:

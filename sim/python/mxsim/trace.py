@@ -22,6 +22,7 @@ import sys
 
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 
 NAME_MAX = 63
 
@@ -30,6 +31,7 @@ class _Recorder:
     def __init__(self):
         self.rows = []          # (name, M, N, K, count, a_grad, b_grad)
         self.stack = []
+        self.mods = []
         self.counts = {}
 
     def cur(self):
@@ -49,9 +51,11 @@ def _leaf_hooks(rec, model):
 
         def pre(mod, inp, nm=nm):
             rec.stack.append(nm)
+            rec.mods.append(mod)
 
         def post(mod, inp, out, nm=nm):
             rec.stack.pop()
+            rec.mods.pop()
             x = inp[0] if inp else None
             if isinstance(mod, nn.Linear):
                 T = x.numel() // mod.in_features
@@ -68,30 +72,54 @@ def _leaf_hooks(rec, model):
 
 
 def _patch_matmul(rec):
-    orig = {"matmul": torch.matmul, "bmm": torch.bmm, "mm": torch.mm, "__matmul__": torch.Tensor.__matmul__}
+    orig = {"matmul": torch.matmul, "bmm": torch.bmm, "mm": torch.mm, "__matmul__": torch.Tensor.__matmul__,
+            "baddbmm": torch.baddbmm, "linear": F.linear}
+
+    def record(kind, a, b):
+        batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        count = 1
+        for s in batch:
+            count *= s
+        owner = rec.cur()
+        key = (owner, kind)
+        i = rec.counts.get(key, 0)
+        rec.counts[key] = i + 1
+        rec.add("%s.%s%d" % (owner, kind, i) if owner else "%s%d" % (kind, i), a.shape[-2], b.shape[-1],
+                a.shape[-1], count, a.requires_grad, b.requires_grad)
+
+    def linear(x, w, bias=None):
+        # F.linear outside an nn.Linear's own forward (whose hook records
+        # it): nn.MultiheadAttention's projections, functional user code
+        if not (rec.mods and isinstance(rec.mods[-1], nn.Linear)) and torch.is_tensor(x) and w.dim() == 2:
+            owner = rec.cur()
+            key = (owner, "linear")
+            i = rec.counts.get(key, 0)
+            rec.counts[key] = i + 1
+            rec.add("%s.linear%d" % (owner, i) if owner else "linear%d" % i, x.numel() // w.shape[1], w.shape[0],
+                    w.shape[1], 1, x.requires_grad, w.requires_grad)
+        return orig["linear"](x, w, bias)
+
+    def baddbmm(inp, a, b, *args, **kw):
+        if torch.is_tensor(a) and torch.is_tensor(b) and a.dim() >= 2 and b.dim() >= 2:
+            record("matmul", a, b)
+        return orig["baddbmm"](inp, a, b, *args, **kw)
 
     def make(kind):
         f = orig[kind]
 
         def fn(a, b, *args, **kw):
             if torch.is_tensor(a) and torch.is_tensor(b) and a.dim() >= 2 and b.dim() >= 2:
-                batch = torch.broadcast_shapes(a.shape[:-2], b.shape[:-2])
-                count = 1
-                for s in batch:
-                    count *= s
-                owner = rec.cur()
-                i = rec.counts.get(owner, 0)
-                rec.counts[owner] = i + 1
-                rec.add("%s.matmul%d" % (owner, i) if owner else "matmul%d" % i, a.shape[-2], b.shape[-1],
-                        a.shape[-1], count, a.requires_grad, b.requires_grad)
+                record("matmul", a, b)
             return f(a, b, *args, **kw)
         return fn
     torch.matmul, torch.bmm, torch.mm = make("matmul"), make("bmm"), make("mm")
     torch.Tensor.__matmul__ = make("__matmul__")
+    torch.baddbmm, F.linear = baddbmm, linear
 
     def undo():
         torch.matmul, torch.bmm, torch.mm = orig["matmul"], orig["bmm"], orig["mm"]
         torch.Tensor.__matmul__ = orig["__matmul__"]
+        torch.baddbmm, F.linear = orig["baddbmm"], orig["linear"]
     return undo
 
 
@@ -118,6 +146,11 @@ def trace_model(model, inputs, train=False, device="meta"):
     rec = _Recorder()
     hs = _leaf_hooks(rec, model)
     undo = _patch_matmul(rec)
+    # nn.MultiheadAttention in eval mode may take PyTorch's native fast path,
+    # which calls no F.linear/bmm: its Python path is taken while tracing
+    mhas = [m for m in model.modules() if isinstance(m, nn.MultiheadAttention) and not m.training]
+    for m in mhas:
+        m.training = True
     try:
         with torch.set_grad_enabled(train):
             if isinstance(inputs, dict):
@@ -128,6 +161,8 @@ def trace_model(model, inputs, train=False, device="meta"):
                 model(inputs)
     finally:
         undo()
+        for m in mhas:
+            m.training = False
         for h in hs:
             h.remove()
     rows = [(n, M, N, K, "fwd" if train else "inf", c) for n, M, N, K, c, _, _ in rec.rows]
