@@ -21,6 +21,7 @@ static const mxsim_command commands[] = {
     {"validate", mxsim_cmd_validate, "analytic engine vs cycle engine over random GEMMs (docs/VALIDATION.md)"},
     {"dram",  mxsim_cmd_dram,  "run a DRAMsim3-format request trace on a DRAM config (.yaml or DRAMsim3 .ini)"},
     {"cosim", mxsim_cmd_cosim, "co-simulate the RTL against the C model (needs make cosim)"},
+    {"trace", mxsim_cmd_trace, "write a GEMM trace of a PyTorch model (--from-torch MODULE:FACTORY)"},
 };
 
 static void usage(FILE *out)
