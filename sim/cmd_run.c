@@ -331,14 +331,7 @@ static int dump_gemm(const run_opts *o, const mx_arch_config *c, const mx_gemm *
         mx_encode_opts enc = {c->round, MX_OVERFLOW_SATURATE, &rng};
         if (fo.is_mx) {
             mx_block_spec spec;
-            memset(&spec, 0, sizeof spec);
-            spec.elem = fo.elem;
-            spec.block = c->block_size;
-            spec.axis = -1;
-            spec.tile_rows = c->tile_rows;
-            spec.tile_cols = c->tile_rows > 0 ? c->tile_cols : 0;
-            spec.scale_rule = c->scale_rule;
-            spec.enc = enc;
+            mx_arch_out_block_spec(c, &fo, enc, &spec);
             mx_shape ssh;
             if (mx_block_scale_shape(&spec, &sh, &ssh, err, sizeof err) != 0 ||
                 !(scales = malloc(mx_shape_count(&ssh) + 1)) ||

@@ -200,14 +200,7 @@ int mxsim_capi_requant(const mxsim_capi_config *c, long long M, long long N, con
         return 0;
     }
     mx_block_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.elem = fo.elem;
-    spec.block = a->block_size;
-    spec.axis = -1;
-    spec.tile_rows = a->tile_rows;
-    spec.tile_cols = a->tile_rows > 0 ? a->tile_cols : 0;
-    spec.scale_rule = a->scale_rule;
-    spec.enc = enc;
+    mx_arch_out_block_spec(a, &fo, enc, &spec);
     mx_shape sh = {2, {(size_t)M, (size_t)N}};
     float *tmp = deq == y ? malloc(sizeof *tmp * n + 1) : deq;
     if (!tmp) {

@@ -121,6 +121,19 @@ static int k_extent_of_block(const mx_arch_config *c)
     return c->block_size;
 }
 
+void mx_arch_out_block_spec(const mx_arch_config *c, const mx_operand_fmt *fo, mx_encode_opts enc,
+                            mx_block_spec *spec)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->elem = fo->elem;
+    spec->block = c->block_size;
+    spec->axis = -1;
+    spec->tile_rows = c->tile_rows;
+    spec->tile_cols = c->tile_rows > 0 ? c->tile_cols : 0;
+    spec->scale_rule = c->scale_rule;
+    spec->enc = enc;
+}
+
 int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o)
 {
     memset(o, 0, sizeof *o);

@@ -130,6 +130,12 @@ typedef struct {
 /* Resolves a format name for the config (block/tile shape give the scale
  * share).  0, or -1 if unknown. */
 int mx_operand_fmt_resolve(const mx_arch_config *c, const char *name, mx_operand_fmt *o);
+/* The block spec that re-quantizes an M x N output in format fo (an MX
+ * format) as the config stores it: 2-D tiles over (M, N) (format.tile) or
+ * blocks of format.block along N, format.scale_rule, elements rounded per
+ * enc (saturating).  One place for `run --dump` and the Python bridge. */
+void mx_arch_out_block_spec(const mx_arch_config *c, const mx_operand_fmt *fo, mx_encode_opts enc,
+                            mx_block_spec *spec);
 
 /* ---- energy table (SPEC §5) ---------------------------------------------- */
 #define MX_ENERGY_MAX_ENTRIES 128
