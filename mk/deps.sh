@@ -14,6 +14,12 @@ need libinih-dev       /usr/include/ini.h
 need libgtest-dev      /usr/include/gtest/gtest.h
 need yosys             /usr/bin/yosys
 need gnuplot-nox       /usr/bin/gnuplot
+# mxsim sweep: reads reports back (sim/sweep_out.c); its Slurm test (mk/slurm_test.sh)
+# and its HTML report check (mk/sweep.mk)
+need libjansson-dev    /usr/include/jansson.h
+need slurm-wlm         /usr/sbin/slurmctld
+need munge             /usr/sbin/munged
+need chromium          /usr/bin/chromium
 # the fuzz harnesses (mk/fuzz.mk): clang 14 and its libFuzzer/sanitizer
 # runtimes, which the clang package only recommends (not installed here)
 need clang             /usr/bin/clang
