@@ -11,6 +11,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <algorithm>
 
 using namespace clitest;
 
@@ -274,4 +275,52 @@ TEST(Sweep, EmitSlurmScript)
     RunResult l = run_mxsim(d.t, with(BASE, {"--grid", "arch.rows=8,16,32", "-o", d.t.file("local"), "--no-progress"}));
     ASSERT_EQ(l.status, 0);
     EXPECT_EQ(read_text(out + "/sweep.csv"), read_text(d.t.file("local/sweep.csv")));
+}
+
+// The Pareto front plotted (plots/pareto_t0.tsv) is the set of rows of
+// sweep.csv that no other row dominates (fewer-or-equal cycles and
+// less-or-equal energy, one strictly; of exact ties the lower point index),
+// computed here by brute force; the plots and index.html exist.
+TEST(Sweep, ParetoFrontIsTheNonDominatedSet)
+{
+    Tree d;
+    std::string out = d.t.file("sw");
+    RunResult r = run_mxsim(d.t, with(BASE, {"--grid", "arch.rows=8,16,32", "--grid", "arch.lanes=4,8", "--grid",
+                                             "memory.dram=hbm2,ddr4_3200,lpddr4_2400", "-o", out, "--no-progress"}));
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (int t = 0; t < 2; t++) {
+        auto rows = read_csv(out + "/sweep.csv");
+        std::vector<std::map<std::string, std::string>> tr;
+        for (auto &row : rows)
+            if (row["trace"] == (t ? SRC + "/traces/llama_decoder_infer.csv" : SRC + "/traces/tiny_train.csv")) tr.push_back(row);
+        ASSERT_EQ(tr.size(), 18u);
+        std::vector<std::string> want;
+        for (size_t i = 0; i < tr.size(); i++) {
+            long long ci = atoll(tr[i]["cycles"].c_str());
+            double ei = atof(tr[i]["energy_pj"].c_str());
+            bool dominated = false;
+            for (size_t j = 0; j < tr.size() && !dominated; j++) {
+                if (j == i) continue;
+                long long cj = atoll(tr[j]["cycles"].c_str());
+                double ej = atof(tr[j]["energy_pj"].c_str());
+                bool strictly = cj < ci || ej < ei;
+                dominated = cj <= ci && ej <= ei && (strictly || j < i);
+            }
+            if (!dominated) want.push_back(tr[i]["point"]);
+        }
+        std::vector<std::string> got;
+        std::istringstream in(read_text(out + "/plots/pareto_t" + std::to_string(t) + ".tsv"));
+        std::string line;
+        while (std::getline(in, line)) got.push_back(line.substr(0, line.find('\t')));
+        std::sort(got.begin(), got.end());
+        EXPECT_EQ(got, want) << "trace " << t;
+        EXPECT_GE(want.size(), 1u);
+        for (const char *f : {"pareto_t", "breakdown_t", "key0_t", "key2_t"})
+            for (const char *ext : {".png", ".svg"})
+                EXPECT_TRUE(exists(out + "/plots/" + f + std::to_string(t) + ext)) << f << t << ext;
+    }
+    std::string html = read_text(out + "/index.html");
+    size_t n = 0;
+    for (size_t p = html.find("<tr class=\"row"); p != std::string::npos; p = html.find("<tr class=\"row", p + 1)) n++;
+    EXPECT_EQ(n, 36u);
 }
