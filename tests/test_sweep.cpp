@@ -252,6 +252,17 @@ TEST(Sweep, SweepFileEqualsCommandLine)
     EXPECT_EQ(read_text(d.t.file("swy/sweep.csv")), read_text(d.t.file("swc/sweep.csv")));
     EXPECT_EQ(read_csv(d.t.file("swc/sweep.csv")).size(), 4u);
     EXPECT_NE(read_text(d.t.file("swc/points/p00000/t0/report.json")).find("\"engine\": \"cycle\""), std::string::npos);
+    // the same sweep again without --resume: every point is simulated again and replaces the old one
+    struct stat s1, s2;
+    ASSERT_EQ(stat(d.t.file("swc/points/p00001/point.json").c_str(), &s1), 0);
+    RunResult again = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
+                                      "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16", "--zip", "arch.cols=8,16",
+                                      "--engine", "cycle", "-o", d.t.file("swc"), "--no-progress"});
+    ASSERT_EQ(again.status, 0) << again.err;
+    EXPECT_NE(again.out.find("4 points simulated (0 with errors), 0 already done"), std::string::npos) << again.out;
+    ASSERT_EQ(stat(d.t.file("swc/points/p00001/point.json").c_str(), &s2), 0);
+    EXPECT_NE(s1.st_ino, s2.st_ino);
+    EXPECT_EQ(read_text(d.t.file("swy/sweep.csv")), read_text(d.t.file("swc/sweep.csv")));
 }
 
 TEST(Sweep, EmitSlurmScript)
