@@ -268,7 +268,8 @@ static void best_line(FILE *f, const sw_def *d, const sw_row *rows, size_t n, in
         if (r->t != t || !r->ok) continue;
         double x = which == 0 ? (double)r->cycles : which == 1 ? r->energy_pj : r->edp;
         double y = !b ? 0 : which == 0 ? (double)b->cycles : which == 1 ? b->energy_pj : b->edp;
-        if (!b || x < y) b = r;
+        /* ties: the other objective decides (fewest cycles: then least energy) */
+        if (!b || x < y || (x == y && (which == 1 ? r->cycles < b->cycles : r->energy_pj < b->energy_pj))) b = r;
     }
     static const char *name[] = {"fewest cycles", "least energy", "least energy x delay"};
     fprintf(f, "<li>%s: ", name[which]);
