@@ -4,6 +4,7 @@
  * With --compare BASELINE.yaml the same trace also runs on a second
  * configuration and the energy ratio is printed (the `make run` job).
  */
+#include "config_dump.h"
 #include "config_yaml.h"
 #include "json_out.h"
 #include "npy.h"
@@ -638,6 +639,20 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
     fprintf(f, "}\n");
 }
 
+typedef struct {
+    FILE *f;
+    int n;
+} json_kv_ctx;
+
+static void json_kv(void *ctx, const char *key, const char *value)
+{
+    json_kv_ctx *k = ctx;
+    fprintf(k->f, "%s\n    ", k->n++ ? "," : "");
+    mx_json_str(k->f, key);
+    fprintf(k->f, ": ");
+    mx_json_str(k->f, value);
+}
+
 static int write_json(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     FILE *f = fopen(path, "w");
@@ -667,6 +682,16 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
         mx_json_num(f, r->cfg.dram_bytes_per_cycle);
         fprintf(f, ", \"latency\": %d}", r->cfg.dram_latency);
     }
+    /* what produced the numbers: the overrides as given, then every key in effect */
+    fprintf(f, ",\n  \"overrides\": [");
+    for (int i = 0; i < o->nsets; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        mx_json_str(f, o->sets[i]);
+    }
+    fprintf(f, "],\n  \"resolved_config\": {");
+    json_kv_ctx kc = {f, 0};
+    mx_config_resolved(&r->cfg, json_kv, &kc);
+    fprintf(f, "\n  }");
     fprintf(f, ",\n  \"gemms\": [\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
@@ -697,7 +722,7 @@ static void csv_field(FILE *f, const char *v)
 }
 
 static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm *g,
-                    const mx_arch_config *c, const mx_stats *s)
+                    const mx_arch_config *c, const mx_stats *s, const char *overrides)
 {
     fprintf(f, "%s,%s,", name, phase);
     if (g) fprintf(f, "%lld,%lld,%lld,%lld,", g->M, g->N, g->K, g->count);
@@ -716,23 +741,32 @@ static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm 
         fputc(',', f);
         csv_field(f, prov[i]);
     }
+    /* per GEMM the mapper's tile and loop order (the TOTAL row has none), then the --set overrides */
+    if (g) fprintf(f, ",%lld,%lld,%lld,\"%s\",%s,", s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k",
+                   s->map.double_buffer ? "true" : "false");
+    else fprintf(f, ",,,,,,");
+    csv_field(f, overrides);
     fputc('\n', f);
 }
 
-static int write_csv(const char *path, const mx_trace *tr, const run_result *r)
+static int write_csv(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
+    char ov[MAX_SETS * 64 + 1] = "";
+    size_t n = 0;
+    for (int i = 0; i < o->nsets && n < sizeof ov; i++) /* "k=v;k=v" (shown in full in report.json) */
+        n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s", i ? ";" : "", o->sets[i]);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fprintf(f, "name,phase,M,N,K,count,cycles,compute_cycles,stall_dram,stall_sram,stall_drain,stall_rqu,"
                "utilization,macs,macs_6x6,macs_6x3,macs_3x3,sram_a_bytes,dram_a_bytes,sram_b_bytes,"
                "dram_b_bytes,sram_out_bytes,dram_out_bytes,rqu_elements,requant_elements,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));
-    fprintf(f, ",qsnr_db,max_abs_err,config,engine,mode,dram,version\n");
+    fprintf(f, ",qsnr_db,max_abs_err,config,engine,mode,dram,version,mt,nt,kt,loop_order,double_buffer,overrides\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
-        csv_row(f, g->name, mx_phase_name(g->phase), g, &r->cfg, &r->rows[i]);
+        csv_row(f, g->name, mx_phase_name(g->phase), g, &r->cfg, &r->rows[i], ov);
     }
-    csv_row(f, "TOTAL", "", NULL, &r->cfg, &r->total);
+    csv_row(f, "TOTAL", "", NULL, &r->cfg, &r->total, ov);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -762,7 +796,7 @@ static int write_reports(const char *dir, const run_opts *o, const mx_trace *tr,
     snprintf(c, sizeof c, "%s/report.csv", dir);
     snprintf(jt, sizeof jt, "%s/.report.json.tmp", dir);
     snprintf(ct, sizeof ct, "%s/.report.csv.tmp", dir);
-    if (write_json(jt, o, tr, r) != 0 || write_csv(ct, tr, r) != 0 || rename(jt, j) != 0 ||
+    if (write_json(jt, o, tr, r) != 0 || write_csv(ct, o, tr, r) != 0 || rename(jt, j) != 0 ||
         rename(ct, c) != 0) {
         mx_print_error("mxsim run", "cannot write the reports in '%s': %s", dir, strerror(errno));
         remove(jt);

@@ -104,7 +104,7 @@ TEST(Sweep, EveryRowEqualsMxsimRunWithSet)
             for (int c = 0; c < 2; c++)
                 for (int t = 0; t < 2; t++, i++) {
                     auto &row = rows[i];
-                    char id[16];
+                    char id[40];
                     snprintf(id, sizeof id, "p%05d", (a * 2 + b) * 2 + c);
                     EXPECT_EQ(row["point"], id);
                     EXPECT_EQ(row["arch.rows"], rows_v[a]);
@@ -208,7 +208,7 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndKillLeavesOnlyWholePoints)
     int whole = 0;
     TempDir dummy;
     for (int p = 0; p < 16; p++) {
-        char id[16];
+        char id[40];
         snprintf(id, sizeof id, "/points/p%05d", p);
         if (!exists(out + id)) continue;
         EXPECT_TRUE(exists(out + id + "/point.json")) << id;
