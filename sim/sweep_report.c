@@ -397,6 +397,25 @@ static int write_html(const sw_def *d, const sw_row *rows, size_t n, const char 
             h(f, o[k]);
             fprintf(f, "\n");
         }
+        /* the resolved configuration mxsim run wrote (every key in effect) */
+        char rj[4600];
+        if (!strcmp(rows[i].dir, out)) snprintf(rj, sizeof rj, "%s/points/%s/t0/report.json", out, id);
+        else snprintf(rj, sizeof rj, "%s/points/%s/t0/report.json", rows[i].dir, id);
+        json_t *rep = rows[i].ok ? json_load_file(rj, 0, NULL) : NULL;
+        json_t *rc = json_object_get(rep, "resolved_config");
+        if (json_is_object(rc)) {
+            const char *k;
+            json_t *v;
+            fprintf(f, "# resolved configuration (report.json \"resolved_config\")\n");
+            json_object_foreach(rc, k, v)
+            {
+                h(f, k);
+                fprintf(f, ": ");
+                h(f, json_string_value(v) ? json_string_value(v) : "?");
+                fprintf(f, "\n");
+            }
+        }
+        json_decref(rep);
         fprintf(f, "</pre><p>");
         for (int t = 0; t < d->ntraces; t++) {
             char rp[4600];

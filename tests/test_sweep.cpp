@@ -334,4 +334,11 @@ TEST(Sweep, ParetoFrontIsTheNonDominatedSet)
     size_t n = 0;
     for (size_t p = html.find("<tr class=\"row"); p != std::string::npos; p = html.find("<tr class=\"row", p + 1)) n++;
     EXPECT_EQ(n, 36u);
+    // each point's resolved configuration, as mxsim run wrote it
+    size_t p5 = html.find("<details id=\"p00005\">");
+    ASSERT_NE(p5, std::string::npos);
+    std::string det = html.substr(p5, html.find("</details>", p5) - p5);
+    EXPECT_NE(det.find("--set arch.rows=8\n--set arch.lanes=8\n--set memory.dram=lpddr4_2400"), std::string::npos) << det;
+    EXPECT_NE(det.find("arch.rows: 8\narch.cols: 32\narch.lanes: 8\n"), std::string::npos) << det;
+    EXPECT_NE(det.find("memory.dram: lpddr4_2400\n"), std::string::npos) << det;
 }
