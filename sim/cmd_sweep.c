@@ -548,6 +548,22 @@ static int do_merge(sw_opts *o)
         json_decref(def);
         return 2;
     }
+    {   /* every point must be somewhere before OUT is touched */
+        sw_row *rows = NULL;
+        size_t nrows = 0, missing = 0;
+        char miss[32];
+        rc = sw_load_rows(&o->def, o->merge, o->nmerge, 0, 1, &rows, &nrows, &missing, miss, sizeof miss);
+        free(rows);
+        if (!rc && missing) {
+            mx_print_error(P, "option '--merge': %zu point%s not finished in the given directories (first: %s): nothing written "
+                           "(run the missing shards, or --resume them)", missing, missing == 1 ? "" : "s", miss);
+            rc = 1;
+        }
+        if (rc) {
+            json_decref(def);
+            return rc;
+        }
+    }
     if (mkdir_p(o->outdir) != 0) {
         mx_print_error(P, "option '-o': cannot create directory '%s': %s", o->outdir, strerror(errno));
         json_decref(def);

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <algorithm>
 
@@ -168,7 +169,7 @@ TEST(Sweep, ShardsMergedEqualUnshardedByteForByte)
     RunResult m1 = run_mxsim(d.t, {"sweep", "--merge", dirs[0], dirs[1], dirs[3], "-o", d.t.file("m1")});
     EXPECT_EQ(m1.status, 1);
     EXPECT_NE(m1.err.find("p00002"), std::string::npos) << m1.err;
-    EXPECT_FALSE(exists(d.t.file("m1/sweep.csv")));
+    EXPECT_FALSE(exists(d.t.file("m1"))) << "nothing written";
     RunResult m = run_mxsim(d.t, with({"sweep", "--merge"}, with(dirs, {"-o", d.t.file("m")})));
     ASSERT_EQ(m.status, 0) << m.err;
     std::string all = read_text(d.t.file("all/sweep.csv"));
@@ -341,4 +342,37 @@ TEST(Sweep, ParetoFrontIsTheNonDominatedSet)
     EXPECT_NE(det.find("--set arch.rows=8\n--set arch.lanes=8\n--set memory.dram=lpddr4_2400"), std::string::npos) << det;
     EXPECT_NE(det.find("arch.rows: 8\narch.cols: 32\narch.lanes: 8\n"), std::string::npos) << det;
     EXPECT_NE(det.find("memory.dram: lpddr4_2400\n"), std::string::npos) << det;
+}
+
+// Functional mode: the QSNR and max-error columns are mxsim run's (its
+// report.json total), for each point.
+TEST(Sweep, FunctionalModeColumnsEqualRun)
+{
+    Tree d;
+    std::string out = d.t.file("sw");
+    RunResult r = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
+                                  "format.a=mxsf,mxfp8_e4m3,bf16", "--mode", "functional", "-o", out, "--no-progress"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto rows = read_csv(out + "/sweep.csv");
+    ASSERT_EQ(rows.size(), 3u);
+    const char *fmt[] = {"mxsf", "mxfp8_e4m3", "bf16"};
+    std::set<std::string> distinct;
+    for (int i = 0; i < 3; i++) {
+        std::string rd = d.t.file("run");
+        rm_tree(rd);
+        RunResult rr = run_mxsim(d.t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--set",
+                                       std::string("format.a=") + fmt[i], "--mode", "functional", "-o", rd, "-q"});
+        ASSERT_EQ(rr.status, 0) << rr.err;
+        std::string j = read_text(rd + "/report.json");
+        size_t t = j.find("\"total\""), q = j.find("\"qsnr_db\": ", t), m = j.find("\"max_abs_err\": ", t);
+        ASSERT_NE(q, std::string::npos);
+        ASSERT_NE(m, std::string::npos);
+        double qsnr = atof(j.c_str() + q + 11), maxe = atof(j.c_str() + m + 15);
+        EXPECT_EQ(rows[i]["format.a"], fmt[i]);
+        EXPECT_NEAR(atof(rows[i]["qsnr_db"].c_str()), qsnr, 1e-5) << fmt[i];
+        EXPECT_NEAR(atof(rows[i]["max_abs_err"].c_str()), maxe, 1e-8 * (1 + maxe)) << fmt[i];
+        EXPECT_GT(qsnr, 10.0);
+        distinct.insert(rows[i]["qsnr_db"]);
+    }
+    EXPECT_EQ(distinct.size(), 3u) << "the formats differ in error";
 }
