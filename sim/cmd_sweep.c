@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -440,7 +441,7 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
             }
             fflush(stdout);
             fflush(stderr);
-            pid_t pid = fork();
+            pid_t parent = getpid(), pid = fork();
             if (pid < 0) {
                 mx_print_error(P, "fork: %s", strerror(errno));
                 rc = 2;
@@ -448,6 +449,9 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
                 break;
             }
             if (pid == 0) {
+                /* a point dies with its sweep (kill -9 of the sweep stops all work) */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                if (getppid() != parent) _exit(3);
                 char final[4400];
                 snprintf(final, sizeof final, "%s/points/%s", o->outdir, id);
                 _exit(run_point(d, k->p, k->tmp, final));

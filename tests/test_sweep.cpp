@@ -78,7 +78,7 @@ void report_total(const std::string &path, long long &cycles, double &energy)
 }
 
 const std::vector<std::string> BASE = {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv",
-                                       "-t", SRC + "/traces/llama_decoder_infer.csv"};
+                                       "-t", SRC + "/tests/golden/sweep/mini.csv"};
 
 std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string> &more)
 {
@@ -98,7 +98,7 @@ TEST(Sweep, EveryRowEqualsMxsimRunWithSet)
     auto rows = read_csv(out + "/sweep.csv");
     ASSERT_EQ(rows.size(), 3u * 2u * 2u * 2u); // points x traces
     const char *rows_v[] = {"8", "16", "0"}, *dram_v[] = {"hbm2", "ddr4_3200"}, *til_v[] = {"time", "energy"};
-    const char *tr[] = {"tiny_train.csv", "llama_decoder_infer.csv"};
+    const char *tr[] = {"traces/tiny_train.csv", "tests/golden/sweep/mini.csv"};
     size_t i = 0, ok = 0;
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 2; b++)
@@ -111,10 +111,10 @@ TEST(Sweep, EveryRowEqualsMxsimRunWithSet)
                     EXPECT_EQ(row["arch.rows"], rows_v[a]);
                     EXPECT_EQ(row["memory.dram"], dram_v[b]);
                     EXPECT_EQ(row["memory.tiling"], til_v[c]);
-                    EXPECT_EQ(row["trace"], SRC + "/traces/" + tr[t]);
+                    EXPECT_EQ(row["trace"], SRC + "/" + tr[t]);
                     std::string rd = d.t.file("run");
                     rm_tree(rd);
-                    RunResult rr = run_mxsim(d.t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/" + tr[t],
+                    RunResult rr = run_mxsim(d.t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/" + tr[t],
                                                    "--set", std::string("arch.rows=") + rows_v[a], "--set",
                                                    std::string("memory.dram=") + dram_v[b], "--set",
                                                    std::string("memory.tiling=") + til_v[c], "-o", rd, "-q"});
@@ -194,21 +194,23 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndKillLeavesOnlyWholePoints)
 {
     Tree d;
     std::string out = d.t.file("sw");
-    auto args = with({"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/bert_base_train.csv", "--grid",
-                      "arch.rows=8,16,32,64", "--grid", "arch.lanes=4,8", "--grid", "memory.dram=hbm2,ddr4_3200",
+    const int NP = 24;
+    auto args = with({"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/tests/golden/sweep/mini.csv", "--grid",
+                      "arch.rows=8,16,32,64", "--grid", "arch.lanes=4,8", "--grid", "memory.dram=hbm2,ddr4_3200,lpddr4_2400",
                       "--no-progress", "-j", "2"},
                      {});
     // a clean reference
     RunResult ref = run_mxsim(d.t, with(args, {"-o", d.t.file("ref")}));
     ASSERT_EQ(ref.status, 0) << ref.err;
-    // killed (SIGKILL) while running: every point directory there is whole
+    // SIGKILL as soon as the first point is in place: every point directory there is whole
     std::string cmd = quote(mxsim_bin());
     for (auto &a : with(args, {"-o", out})) cmd += " " + quote(a);
-    cmd = "cd " + quote(d.t.path()) + " && (" + cmd + " >/dev/null 2>&1 & p=$!; sleep 0.8; kill -9 $p; wait $p) 2>/dev/null";
+    cmd = "cd " + quote(d.t.path()) + " && (" + cmd + " >/dev/null 2>&1 & p=$!; i=0; " +
+          "while [ $i -lt 20000 ] && ! ls " + quote(out + "/points") + " 2>/dev/null | grep -q '^p'; do i=$((i+1)); done; " +
+          "kill -9 $p; wait $p; sleep 0.3) 2>/dev/null"; // the points' processes die with it (PR_SET_PDEATHSIG)
     (void)!system(cmd.c_str());
     int whole = 0;
-    TempDir dummy;
-    for (int p = 0; p < 16; p++) {
+    for (int p = 0; p < NP; p++) {
         char id[40];
         snprintf(id, sizeof id, "/points/p%05d", p);
         if (!exists(out + id)) continue;
@@ -217,11 +219,12 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndKillLeavesOnlyWholePoints)
         whole++;
     }
     EXPECT_FALSE(exists(out + "/sweep.csv")) << "killed before the end: no CSV";
-    EXPECT_LT(whole, 16) << "the kill came too late to test anything (machine fast?)";
+    EXPECT_GE(whole, 1);
+    EXPECT_LT(whole, NP) << "the kill came too late to test anything";
     RunResult res = run_mxsim(d.t, with(args, {"-o", out, "--resume"}));
     ASSERT_EQ(res.status, 0) << res.err;
     char want[96];
-    snprintf(want, sizeof want, "%d points simulated (0 with errors), %d already done", 16 - whole, whole);
+    snprintf(want, sizeof want, "%d points simulated (0 with errors), %d already done", NP - whole, whole);
     EXPECT_NE(res.out.find(want), std::string::npos) << res.out;
     EXPECT_EQ(read_text(out + "/sweep.csv"), read_text(d.t.file("ref/sweep.csv")));
     // a finished point is not rerun: its files keep their inode
@@ -230,7 +233,7 @@ TEST(Sweep, ResumeSkipsFinishedPointsAndKillLeavesOnlyWholePoints)
     rm_tree(out + "/points/p00005");
     RunResult res2 = run_mxsim(d.t, with(args, {"-o", out, "--resume"}));
     ASSERT_EQ(res2.status, 0);
-    EXPECT_NE(res2.out.find("1 points simulated (0 with errors), 15 already done"), std::string::npos) << res2.out;
+    EXPECT_NE(res2.out.find("1 points simulated (0 with errors), 23 already done"), std::string::npos) << res2.out;
     ASSERT_EQ(stat((out + "/points/p00003/t0/report.json").c_str(), &b), 0);
     EXPECT_EQ(a.st_ino, b.st_ino);
     EXPECT_EQ(read_text(out + "/sweep.csv"), read_text(d.t.file("ref/sweep.csv")));
@@ -304,7 +307,7 @@ TEST(Sweep, ParetoFrontIsTheNonDominatedSet)
         auto rows = read_csv(out + "/sweep.csv");
         std::vector<std::map<std::string, std::string>> tr;
         for (auto &row : rows)
-            if (row["trace"] == (t ? SRC + "/traces/llama_decoder_infer.csv" : SRC + "/traces/tiny_train.csv")) tr.push_back(row);
+            if (row["trace"] == (t ? SRC + "/tests/golden/sweep/mini.csv" : SRC + "/traces/tiny_train.csv")) tr.push_back(row);
         ASSERT_EQ(tr.size(), 18u);
         std::vector<std::string> want;
         for (size_t i = 0; i < tr.size(); i++) {
