@@ -65,7 +65,7 @@ extern "C" int sw_def_load_yaml(const char *path, sw_def *d, const char **out, c
         if (!doc.IsMap()) throw sweep_error{file + ": a sweep file is a mapping (base, traces, grid, zip, engine, mode, out)"};
         for (auto it = doc.begin(); it != doc.end(); ++it) {
             std::string k = it->first.Scalar();
-            const YAML::Node &v = it->second;
+            const YAML::Node v = it->second; // a handle: it-> is a temporary proxy
             if (k == "base") {
                 if (!v.IsScalar()) throw sweep_error{at(file, v, k, "expected a file name")};
                 d->base = sw_def_strdup(d, rel(file, v.Scalar()).c_str());
