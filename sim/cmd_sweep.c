@@ -56,6 +56,7 @@ static void usage(FILE *f)
             "  together (all --zip lists of equal length). -j N processes (default: all CPUs).\n"
             "  Points whose config or mapping is refused are recorded with the error, not fatal.\n"
             "  Each point goes to DIR/points/<id>/ atomically; --resume skips finished points.\n"
+            "  --filter 'KEY OP VALUE|KEY' (OP == != < <= > >=) keeps the points that pass (ids stay grid indices).\n"
             "  DIR/sweep.csv: a row per point x trace, swept keys as columns, then cycles, energy\n"
             "  (total and by component), utilization, DRAM bytes, EDP (and QSNR, max error in\n"
             "  functional mode), status and error.\n"
@@ -136,6 +137,8 @@ typedef struct {
     int shard_i, shard_n;
     int resume;
     int progress; /* -1 auto, 0, 1 */
+    const char *filter[SW_MAX_FILTERS]; /* --filter, added once the axes are known */
+    int nfilter;
 } sw_opts;
 
 static int parse_int(const char *v, int lo, int hi, int *out)
@@ -184,7 +187,7 @@ static int parse_opts(int argc, char **argv, sw_opts *o)
             continue;
         }
         static const char *takes[] = {"-c", "--config", "-t", "--trace", "--grid", "--zip", "-o", "--out", "-j", "--jobs",
-                                      "--shard", "--engine", "--mode", "-s", "--sweep", "--emit-slurm", "--shards"};
+                                      "--shard", "--engine", "--mode", "-s", "--sweep", "--emit-slurm", "--shards", "--filter"};
         int known = 0;
         for (size_t k = 0; k < sizeof takes / sizeof takes[0]; k++) known |= !strcmp(a, takes[k]);
         if (!known) { mx_print_error(P, "unknown option '%s' (mxsim sweep --help)", a); return 2; }
@@ -199,6 +202,10 @@ static int parse_opts(int argc, char **argv, sw_opts *o)
             if (sw_def_add_axis(&o->def, v, 1, err, sizeof err)) { mx_print_error(P, "option '--zip': %s", err); return 2; }
         } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
         else if (!strcmp(a, "-s") || !strcmp(a, "--sweep")) o->sweep_yaml = v;
+        else if (!strcmp(a, "--filter")) {
+            if (o->nfilter == SW_MAX_FILTERS) { mx_print_error(P, "option '--filter': more than %d filters", SW_MAX_FILTERS); return 2; }
+            o->filter[o->nfilter++] = v;
+        }
         else if (!strcmp(a, "--emit-slurm")) o->slurm_file = v;
         else if (!strcmp(a, "--shards")) {
             if (parse_int(v, 1, 10000, &o->slurm_shards)) { mx_print_error(P, "option '--shards': must be an integer 1..10000, got '%s'", v); return 2; }
@@ -411,7 +418,7 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
     size_t nt = 0;
     *n_skip = *n_run = *n_err = 0;
     for (size_t p = 0; p < np; p++) {
-        if ((int)(p % (size_t)o->shard_n) != o->shard_i) continue;
+        if ((int)(p % (size_t)o->shard_n) != o->shard_i || !sw_def_keep(d, p)) continue;
         char id[32], final[4400];
         sw_point_id(p, id, sizeof id);
         snprintf(final, sizeof final, "%s/points/%s", o->outdir, id);
@@ -602,7 +609,7 @@ int mxsim_cmd_sweep(int argc, char **argv)
     int rc = parse_opts(argc, argv, &o);
     if (rc) { sw_def_free(&o.def); return rc == 1 ? 0 : rc; }
     if (o.nmerge) {
-        if (o.def.base || o.def.ntraces || o.def.naxes || o.sweep_yaml) {
+        if (o.def.base || o.def.ntraces || o.def.naxes || o.sweep_yaml || o.nfilter) {
             mx_print_error(P, "option '--merge': takes only sweep directories and -o (the definition is in their sweep.json)");
             rc = 2;
         } else {
@@ -638,7 +645,18 @@ int mxsim_cmd_sweep(int argc, char **argv)
         }
         if (!o.outdir) o.outdir = yout;
     }
+    for (int i = 0; i < o.nfilter; i++)
+        if (sw_def_add_filter(&o.def, o.filter[i], err, sizeof err) != 0) {
+            mx_print_error(P, "option '--filter': %s", err);
+            sw_def_free(&o.def);
+            return 2;
+        }
     if ((rc = check_def(&o.def)) != 0) { sw_def_free(&o.def); return rc; }
+    if (sw_def_nkept(&o.def) == 0) {
+        mx_print_error(P, "option '--filter': no point of the grid passes the filters");
+        sw_def_free(&o.def);
+        return 2;
+    }
     if (!o.outdir || !o.outdir[0]) {
         mx_print_error(P, "option '-o': an output directory is required");
         sw_def_free(&o.def);
@@ -666,9 +684,10 @@ int mxsim_cmd_sweep(int argc, char **argv)
     rc = run_points(&o, &n_run, &n_err, &n_skip);
     double wall = now_s() - t0;
     int jobs = o.jobs ? o.jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (o.def.nfilters) printf("sweep: %zu of the grid's %zu points pass the filters\n", sw_def_nkept(&o.def), np);
     printf("sweep: %zu points x %d trace%s; this run: %zu points simulated (%zu with errors), %zu already done (--resume); "
            "wall time %.1f s on %d processes\n",
-           np, o.def.ntraces, o.def.ntraces == 1 ? "" : "s", n_run, n_err, n_skip, wall, jobs);
+           sw_def_nkept(&o.def), o.def.ntraces, o.def.ntraces == 1 ? "" : "s", n_run, n_err, n_skip, wall, jobs);
     if (rc == 0) {
         char csv[4400];
         const char *dirs[1] = {o.outdir};

@@ -2,6 +2,7 @@
 #include "sweep_def.h"
 #include "sweep_out.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +173,11 @@ json_t *sw_def_to_json(const sw_def *d)
         json_array_append_new(axes, aj);
     }
     json_object_set_new(o, "axes", axes);
+    if (d->nfilters) {
+        json_t *fl = json_array();
+        for (int i = 0; i < d->nfilters; i++) json_array_append_new(fl, json_string(d->filters[i]));
+        json_object_set_new(o, "filters", fl);
+    }
     json_object_set_new(o, "engine", d->engine ? json_string(d->engine) : json_null());
     json_object_set_new(o, "mode", d->mode ? json_string(d->mode) : json_null());
     json_object_set_new(o, "points", json_integer((json_int_t)sw_def_npoints(d)));
@@ -207,8 +213,106 @@ int sw_def_from_json(sw_def *d, json_t *o, char *err, size_t errlen)
             if (!key || sw_def_axis_key(d, a, zip, key, list, nv, err, errlen)) return -1;
         }
     }
+    json_array_foreach(json_object_get(o, "filters"), i, v)
+    {
+        const char *f = json_string_value(v);
+        if (!f || sw_def_add_filter(d, f, err, errlen)) { if (!f) snprintf(err, errlen, "bad 'filters'"); return -1; }
+    }
     const char *e = json_string_value(json_object_get(o, "engine")), *m = json_string_value(json_object_get(o, "mode"));
     d->engine = e ? sw_def_strdup(d, e) : NULL;
     d->mode = m ? sw_def_strdup(d, m) : NULL;
     return 0;
+}
+
+/* ---- filters ---------------------------------------------------------------- */
+
+typedef struct {
+    char lhs[SW_VALUE_MAX], rhs[SW_VALUE_MAX];
+    int op; /* 0 ==, 1 !=, 2 <, 3 <=, 4 >, 5 >= */
+} sw_filter;
+
+static void trim(char *s)
+{
+    size_t n = strlen(s), a = 0;
+    while (n && isspace((unsigned char)s[n - 1])) s[--n] = 0;
+    while (isspace((unsigned char)s[a])) a++;
+    memmove(s, s + a, n - a + 1);
+}
+
+static int parse_filter(const char *f, sw_filter *o)
+{
+    static const char *ops[] = {"==", "!=", "<=", ">=", "<", ">"};
+    static const int code[] = {0, 1, 3, 5, 2, 4};
+    for (const char *c = f; *c; c++)
+        for (int i = 0; i < 6; i++)
+            if (!strncmp(c, ops[i], strlen(ops[i]))) {
+                size_t n = (size_t)(c - f);
+                if (n >= SW_VALUE_MAX || strlen(c + strlen(ops[i])) >= SW_VALUE_MAX) return -1;
+                memcpy(o->lhs, f, n);
+                o->lhs[n] = 0;
+                strcpy(o->rhs, c + strlen(ops[i]));
+                trim(o->lhs);
+                trim(o->rhs);
+                o->op = code[i];
+                return o->lhs[0] && o->rhs[0] ? 0 : -1;
+            }
+    return -1;
+}
+
+/* The axis and key index of a swept key, or -1. */
+static int find_key(const sw_def *d, const char *k, int *key)
+{
+    for (int a = 0; a < d->naxes; a++)
+        for (int j = 0; j < d->axes[a].nkeys; j++)
+            if (!strcmp(d->axes[a].keys[j], k)) { *key = j; return a; }
+    return -1;
+}
+
+int sw_def_add_filter(sw_def *d, const char *f, char *err, size_t errlen)
+{
+    sw_filter x;
+    int k;
+    if (d->nfilters == SW_MAX_FILTERS) { snprintf(err, errlen, "more than %d filters", SW_MAX_FILTERS); return -1; }
+    if (parse_filter(f, &x)) { snprintf(err, errlen, "'%s' is not KEY OP VALUE (OP one of == != < <= > >=)", f); return -1; }
+    if (find_key(d, x.lhs, &k) < 0) { snprintf(err, errlen, "'%s': '%s' is not a swept key", f, x.lhs); return -1; }
+    const char *s = sw_def_strdup(d, f);
+    if (!s) { snprintf(err, errlen, "out of memory"); return -1; }
+    d->filters[d->nfilters++] = s;
+    return 0;
+}
+
+static int is_num(const char *s, double *v)
+{
+    char *end;
+    *v = strtod(s, &end);
+    return *s && !*end;
+}
+
+int sw_def_keep(const sw_def *d, size_t p)
+{
+    for (int i = 0; i < d->nfilters; i++) {
+        sw_filter x;
+        int k;
+        if (parse_filter(d->filters[i], &x)) return 0;
+        int a = find_key(d, x.lhs, &k);
+        if (a < 0) return 0;
+        const char *l = sw_val(&d->axes[a], sw_def_point_index(d, p, a), k), *r = x.rhs;
+        int b = find_key(d, x.rhs, &k);
+        if (b >= 0) r = sw_val(&d->axes[b], sw_def_point_index(d, p, b), k);
+        double lv, rv;
+        int c;
+        if (is_num(l, &lv) && is_num(r, &rv)) c = lv < rv ? -1 : lv > rv;
+        else if (x.op <= 1) c = strcmp(l, r) != 0;
+        else return 0; /* ordering of non-numbers: refused when added? kept false */
+        int ok = x.op == 0 ? c == 0 : x.op == 1 ? c != 0 : x.op == 2 ? c < 0 : x.op == 3 ? c <= 0 : x.op == 4 ? c > 0 : c >= 0;
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
+size_t sw_def_nkept(const sw_def *d)
+{
+    size_t n = 0, np = sw_def_npoints(d);
+    for (size_t p = 0; p < np; p++) n += (size_t)sw_def_keep(d, p);
+    return n;
 }

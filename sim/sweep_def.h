@@ -20,6 +20,7 @@ extern "C" {
 #define SW_MAX_POINTS 1000000
 #define SW_MAX_DIRS 256
 #define SW_VALUE_MAX 512
+#define SW_MAX_FILTERS 16
 
 typedef struct {
     int zip;
@@ -36,6 +37,8 @@ typedef struct {
     sw_axis axes[SW_MAX_AXES];
     int naxes;
     int cli_zip; /* index + 1 of the axis the command line's --zip options fill */
+    const char *filters[SW_MAX_FILTERS]; /* "KEY OP VALUE" or "KEY OP KEY": points kept */
+    int nfilters;
     const char *engine; /* NULL: the config's */
     const char *mode;   /* NULL: timing */
     char **owned;       /* strings this definition allocated */
@@ -60,6 +63,13 @@ int sw_def_point(const sw_def *d, size_t p, char buf[][SW_VALUE_MAX * 2 + 4], co
 /* The value index of axis a at point p. */
 int sw_def_point_index(const sw_def *d, size_t p, int a);
 void sw_point_id(size_t p, char *id, size_t cap);
+/* Adds a filter "KEY OP VALUE" or "KEY OP KEY" (OP: == != < <= > >=; both
+ * sides numbers: compared as numbers, else as strings, == and != only); the
+ * keys must be swept.  Call after the axes.  0 or -1 with err set. */
+int sw_def_add_filter(sw_def *d, const char *f, char *err, size_t errlen);
+/* Whether point p passes every filter. */
+int sw_def_keep(const sw_def *d, size_t p);
+size_t sw_def_nkept(const sw_def *d);
 /* Loads a sweep YAML (sim/sweep_yaml.cpp); *out: its `out` key or NULL. */
 int sw_def_load_yaml(const char *path, sw_def *d, const char **out, char *err, size_t errlen);
 

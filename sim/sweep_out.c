@@ -73,6 +73,7 @@ int sw_load_rows(const sw_def *d, const char *const *dirs, int ndirs, int si, in
     sw_row *out = calloc((np / (size_t)sn + 1) * (size_t)d->ntraces + 1, sizeof *out);
     if (!out) { mx_print_error(P, "out of memory"); return 2; }
     for (size_t p = (size_t)si; p < np; p += (size_t)sn) {
+        if (!sw_def_keep(d, p)) continue;
         char id[32], pj[4400];
         sw_point_id(p, id, sizeof id);
         json_t *pt = NULL;
@@ -237,8 +238,8 @@ int sw_emit_slurm(const sw_def *d, const char *out, const char *file, int shards
     json_decref(there);
     if (bad) { snprintf(err, errlen, "option '--emit-slurm': '%s' holds a different sweep (%s)", out, def); return 2; }
     if (!there && !wrote) { snprintf(err, errlen, "option '--emit-slurm': cannot write '%s'", def); return 2; }
-    size_t np = sw_def_npoints(d);
-    if ((size_t)shards > np) shards = (int)np;
+    size_t np = sw_def_nkept(d);
+    if ((size_t)shards > sw_def_npoints(d)) shards = (int)sw_def_npoints(d);
     char tmp[PATH_MAX + 32];
     snprintf(tmp, sizeof tmp, "%s.tmp.%ld", file, (long)getpid());
     FILE *f = fopen(tmp, "w");

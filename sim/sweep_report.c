@@ -320,10 +320,15 @@ static int write_html(const sw_def *d, const sw_row *rows, size_t n, const char 
         }
         fprintf(f, "</li>\n");
     }
+    for (int i = 0; i < d->nfilters; i++) {
+        fprintf(f, "<li>filter: <code>");
+        h(f, d->filters[i]);
+        fprintf(f, "</code></li>\n");
+    }
     size_t nbad = 0;
     for (size_t i = 0; i < n; i++) nbad += !rows[i].ok;
     fprintf(f, "<li>%zu points &times; %d trace(s) = <span id=\"nrows\">%zu</span> rows, %zu with errors</li>\n</ul>\n",
-            sw_def_npoints(d), d->ntraces, n, nbad);
+            sw_def_nkept(d), d->ntraces, n, nbad);
     fprintf(f, "<h2>Best points</h2>\n");
     for (int t = 0; t < d->ntraces; t++) {
         fprintf(f, "<p>");

@@ -62,6 +62,7 @@ extern "C" int sw_def_load_yaml(const char *path, sw_def *d, const char **out, c
     *out = nullptr;
     try {
         YAML::Node doc = mxsim::yaml_load_file_checked(file, "sweep file");
+        std::vector<std::pair<std::string, YAML::Node>> filters; // added once every axis is known
         if (!doc.IsMap()) throw sweep_error{file + ": a sweep file is a mapping (base, traces, grid, zip, engine, mode, out)"};
         for (auto it = doc.begin(); it != doc.end(); ++it) {
             std::string k = it->first.Scalar();
@@ -93,12 +94,18 @@ extern "C" int sw_def_load_yaml(const char *path, sw_def *d, const char **out, c
                 bool ok = k == "engine" ? (s == "analytic" || s == "cycle") : (s == "timing" || s == "functional");
                 if (!ok) throw sweep_error{at(file, v, k, k == "engine" ? "must be analytic or cycle" : "must be timing or functional")};
                 (k == "engine" ? d->engine : d->mode) = sw_def_strdup(d, s.c_str());
+            } else if (k == "filters") {
+                for (const std::string &f : scalars(file, v, k)) filters.emplace_back(f, v);
             } else if (k == "out") {
                 if (!v.IsScalar()) throw sweep_error{at(file, v, k, "expected a directory name")};
                 *out = sw_def_strdup(d, rel(file, v.Scalar()).c_str());
             } else {
-                throw sweep_error{at(file, it->first, k, "unknown key (expected base, traces, grid, zip, engine, mode, out)")};
+                throw sweep_error{at(file, it->first, k, "unknown key (expected base, traces, grid, zip, filters, engine, mode, out)")};
             }
+        }
+        for (auto &f : filters) {
+            char e[700];
+            if (sw_def_add_filter(d, f.first.c_str(), e, sizeof e) != 0) throw sweep_error{at(file, f.second, "filters", e)};
         }
     } catch (const sweep_error &e) {
         snprintf(err, errlen, "%s", e.msg.c_str());

@@ -379,3 +379,37 @@ TEST(Sweep, FunctionalModeColumnsEqualRun)
     }
     EXPECT_EQ(distinct.size(), 3u) << "the formats differ in error";
 }
+
+// --filter keeps the points that pass (ids stay the grid's indices); shards
+// and the merge see the same points; a sweep file's filters are the same.
+TEST(Sweep, FiltersKeepOnlyPassingPoints)
+{
+    Tree d;
+    auto args = with({"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
+                      "arch.rows=8,16,32", "--grid", "arch.cols=8,16,32", "--filter", "arch.rows >= arch.cols", "--filter",
+                      "arch.rows!=16", "--no-progress"},
+                     {});
+    RunResult r = run_mxsim(d.t, with(args, {"-o", d.t.file("all")}));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("4 of the grid's 9 points pass the filters"), std::string::npos) << r.out;
+    auto rows = read_csv(d.t.file("all/sweep.csv"));
+    ASSERT_EQ(rows.size(), 4u);
+    const char *want[][3] = {{"p00000", "8", "8"}, {"p00006", "32", "8"}, {"p00007", "32", "16"}, {"p00008", "32", "32"}};
+    for (int i = 0; i < 4; i++) {
+        EXPECT_EQ(rows[i]["point"], want[i][0]);
+        EXPECT_EQ(rows[i]["arch.rows"], want[i][1]);
+        EXPECT_EQ(rows[i]["arch.cols"], want[i][2]);
+    }
+    EXPECT_FALSE(exists(d.t.file("all/points/p00001")));
+    for (int i = 0; i < 2; i++)
+        ASSERT_EQ(run_mxsim(d.t, with(args, {"-o", d.t.file("s" + std::to_string(i)), "--shard", std::to_string(i) + "/2"})).status, 0);
+    RunResult m = run_mxsim(d.t, {"sweep", "--merge", d.t.file("s0"), d.t.file("s1"), "-o", d.t.file("m")});
+    ASSERT_EQ(m.status, 0) << m.err;
+    EXPECT_EQ(read_text(d.t.file("m/sweep.csv")), read_text(d.t.file("all/sweep.csv")));
+    std::ofstream(d.t.file("s.yaml")) << "base: " << SRC << "/configs/mxsf.yaml\ntraces: [" << SRC << "/traces/tiny_train.csv]\n"
+                                      << "grid:\n  arch.rows: [8, 16, 32]\n  arch.cols: [8, 16, 32]\n"
+                                      << "filters: ['arch.rows >= arch.cols', 'arch.rows!=16']\n";
+    RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
+    ASSERT_EQ(y.status, 0) << y.err;
+    EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("all/sweep.csv")));
+}
