@@ -28,10 +28,12 @@ CORE_SRC := $(sort $(shell find models -name '*.c'))
 SIM_C    := $(sort $(wildcard sim/*.c))
 SIM_CXX  := $(sort $(wildcard sim/*.cpp))
 TEST_SRC := $(sort $(wildcard tests/*.cpp))
+# the slow, obviously correct references the tests compare against (not in libmxcore)
+TEST_REF := $(sort $(wildcard tests/ref/*.c))
 
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o)
 SIM_OBJ  := $(SIM_C:%.c=$(BUILD)/obj/%.o) $(SIM_CXX:%.cpp=$(BUILD)/obj/%.o)
-TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o)
+TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o) $(TEST_REF:%.c=$(BUILD)/obj/%.o)
 # The CLI's objects without main(), so tests can call command entry points.
 SIM_LIB_OBJ := $(filter-out $(BUILD)/obj/sim/mxsim_main.o,$(SIM_OBJ))
 
@@ -65,6 +67,15 @@ $(BUILD)/obj/%.o: %.cpp
 $(BUILD)/libmxcore.a: $(CORE_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# ar keeps members by file name: two models/**/NAME.c would make a library
+# that links by accident of order; and the test references stay out of it.
+.PHONY: test-lib-members
+test-lib-members: $(BUILD)/libmxcore.a
+	@d=$$(ar t $< | sort | uniq -d); [ -z "$$d" ] || { echo "libmxcore.a: members of one name: $$d"; exit 1; }
+	@! ar t $< | grep -q ref_dot || { echo "libmxcore.a holds the test reference mx_ref_dot"; exit 1; }
+	@echo "libmxcore.a: $$(ar t $< | wc -l) members, no two of one name, no test reference"
+test-extra:: test-lib-members
 
 $(BUILD)/mxsim: $(SIM_OBJ) $(BUILD)/libmxcore.a
 	$(CXX) $(LDFLAGS) -o $@ $(SIM_OBJ) $(BUILD)/libmxcore.a $(SIM_LIBS)

@@ -7,6 +7,8 @@ need() { # need PACKAGE FILE-THAT-PROVES-IT
   [ -e "$2" ] || missing="$missing $1"
 }
 need g++               /usr/bin/g++
+# the test and bench scripts (mk/*.py, mk/bench_quant.sh; verilator depends on it too)
+need python3           /usr/bin/python3
 need verilator         /usr/bin/verilator
 need libsystemc-dev    /usr/include/systemc.h
 need libyaml-cpp-dev   /usr/include/yaml-cpp/yaml.h

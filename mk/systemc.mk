@@ -1,6 +1,6 @@
 # mk/systemc.mk — the SystemC/TLM-2.0 platform (sim/systemc, docs/SYSTEMC.md).
 #   build/systemc/mxsim_sc_top    example top, C-core and RTL back-ends
-#   build/systemc/mxsim_sc_test   regression: SystemC run == C model, CYCLES == cycle engine (make test-systemc)
+#   build/systemc/mxsim_sc_test   regression: SystemC run == C model, CYCLES == reviewed golden == cycle engine (make test-systemc)
 #   build/systemc/mxsim_sc_regtest register map;  build/systemc/mxsim_sc_memtest memory target delays (DRAM model)
 # The RTL back-end links rtl/mx_array_ctrl.sv Verilated with `verilator --sc`
 # (an sc_module, Vmx_array_ctrl_sc) and the Verilator runtime compiled for
@@ -12,7 +12,7 @@
 include mk/cosim_array.mk   # CA_* (guarded: read once)
 
 SC_DIR      := $(BUILD)/systemc
-SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -MMD -MP $(SANFLAGS)
+SC_CXXFLAGS := -std=c++17 -O1 -g $(WARN) -Imodels -Isim -Isim/systemc -Itests -MMD -MP $(SANFLAGS)
 SC_LIBS     := -lsystemc -lyaml-cpp -linih -lm -lpthread -lz
 # the sim layer's objects the platform needs: config (+ memory.dram presets), operand files
 SC_SIM_OBJ  := $(CA_SIM_OBJ)
@@ -64,7 +64,7 @@ $(SC_BIN)/mxsim_sc_top: $(SC_DIR)/obj/mxsim_sc_top.o $(SC_COMMON_OBJ) $(SC_RTL_O
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
 $(SC_BIN)/mxsim_sc_test: $(SC_DIR)/obj/mxsim_sc_test.o $(SC_COMMON_OBJ) $(SC_RTL_OBJ) \
-                         $(SC_SIM_OBJ) $(BUILD)/libmxcore.a
+                         $(SC_SIM_OBJ) $(BUILD)/obj/tests/ref/mx_ref_dot.o $(BUILD)/libmxcore.a
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) -o $@ $^ $(SC_LIBS)
 
@@ -114,6 +114,22 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 	  [ "$$(grep '^2 ' $(SC_DIR)/data_c.dump | md5sum)" = "$$(grep '^2 ' $(SC_DIR)/nodata.dump | md5sum)" ]; then \
 	  echo "test-systemc: mxsim_sc_top --data: all equal (c == rtl; file operands used, plain row unchanged)"; \
 	else echo "test-systemc: mxsim_sc_top --data: dumps not as expected ($(SC_DIR)/data_*.dump)"; exit 1; fi
+
+# The reviewed CYCLES of the regression's GEMMs (mxsim_sc_test checks the
+# platform's register against them): regenerate after a reviewed model change
+# and commit with the reason.  Rows: config trace line name cycles (of one
+# instance of a row with count > 1, as the platform runs it).
+SC_GOLDEN_RUNS := sc_mxsf.yaml:sc_small.csv sc_bf16.yaml:sc_small_bf16.csv sc_mxsf_b12.yaml:sc_mixed.csv \
+                  sc_mxsf.yaml:sc_data.csv sc_ddr4.yaml:sc_small.csv
+.PHONY: golden-systemc-cycles
+golden-systemc-cycles: all
+	@{ echo "# config trace line name cycles: reviewed CYCLES (make golden-systemc-cycles; mxsim run --engine cycle)"; \
+	  for r in $(SC_GOLDEN_RUNS); do c=$${r%%:*}; t=$${r#*:}; \
+	    $(BUILD)/mxsim run -q --no-progress --engine cycle -c tests/systemc/$$c -t tests/systemc/$$t -o $(SC_DIR)/golden >/dev/null || exit 1; \
+	    python3 -c 'import json,sys; [print(sys.argv[1], sys.argv[2], g["line"], g["name"], g["cycles"] // g["count"], sep="\t") for g in json.load(open(sys.argv[3]))["gemms"] if g["cycles"] % g["count"] == 0]' \
+	      $$c $$t $(SC_DIR)/golden/report.json || exit 1; \
+	  done; } > tests/systemc/golden_cycles.tsv.tmp && mv tests/systemc/golden_cycles.tsv.tmp tests/systemc/golden_cycles.tsv
+	@git diff --stat -- tests/systemc/golden_cycles.tsv 2>/dev/null || true
 
 test-extra:: test-systemc
 

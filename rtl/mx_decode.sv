@@ -1,4 +1,6 @@
 // mx_decode.sv — element decode (SPEC §3.1), twin of models/units/mx_decode.c.
+// Per-format constants (LSB0 = bias + mantissa bits) from mx_pkg, which is
+// generated from the datapath format table (models/units/mx_pe_format.c).
 // code -> value (-1)^sign_o * sig_o * 2^lsb_o, zero/NaN/Inf flags and the MXSF
 // mode (1 = FP5 E3M2 mode, chosen by the exponent field E == 0).
 module mx_decode
@@ -19,8 +21,9 @@ module mx_decode
   logic [1:0] e2;
   logic [7:0] e8;
   logic [2:0] f5;
+  localparam int LSB_W = mx_pkg::LSB_W;
   logic [mx_pkg::SIG_W-1:0] sig;
-  logic [mx_pkg::LSB_W-1:0] lsb;
+  logic [LSB_W-1:0] lsb;
 
   always_comb begin
     e4 = code_i[6:3];
@@ -37,27 +40,27 @@ module mx_decode
     case (fmt_i)
       mx_pkg::FMT_E4M3: begin
         sig = {4'b0, e4 != 4'd0, code_i[2:0]};
-        lsb = {5'b0, (e4 != 4'd0) ? e4 : 4'd1} - 9'd10;
+        lsb = {5'b0, (e4 != 4'd0) ? e4 : 4'd1} - LSB_W'(mx_pkg::E4M3_LSB0);
         nan_o = code_i[6:0] == 7'h7F;
       end
       mx_pkg::FMT_E5M2: begin
         sig = {5'b0, e5 != 5'd0, code_i[1:0]};
-        lsb = {4'b0, (e5 != 5'd0) ? e5 : 5'd1} - 9'd17;
+        lsb = {4'b0, (e5 != 5'd0) ? e5 : 5'd1} - LSB_W'(mx_pkg::E5M2_LSB0);
         nan_o = e5 == 5'h1F && code_i[1:0] != 2'd0;
         inf_o = e5 == 5'h1F && code_i[1:0] == 2'd0;
       end
       mx_pkg::FMT_E2M5: begin
         sig = {2'b0, e2 != 2'd0, code_i[4:0]};
-        lsb = {7'b0, (e2 != 2'd0) ? e2 : 2'd1} - 9'd6;
+        lsb = {7'b0, (e2 != 2'd0) ? e2 : 2'd1} - LSB_W'(mx_pkg::E2M5_LSB0);
       end
       mx_pkg::FMT_INT8: begin
         sig = code_i[7] ? (~code_i[7:0] + 8'd1) : code_i[7:0];  // |-128| = 128
-        lsb = -9'd6;
+        lsb = -LSB_W'(mx_pkg::INT8_FRAC);
       end
       mx_pkg::FMT_BF16: begin
         sign_o = code_i[15];
         sig = {e8 != 8'd0, code_i[6:0]};
-        lsb = {1'b0, (e8 != 8'd0) ? e8 : 8'd1} - 9'd134;
+        lsb = {1'b0, (e8 != 8'd0) ? e8 : 8'd1} - LSB_W'(mx_pkg::BF16_LSB0);
         nan_o = e8 == 8'hFF && code_i[6:0] != 7'd0;
         inf_o = e8 == 8'hFF && code_i[6:0] == 7'd0;
       end

@@ -613,325 +613,367 @@ static int quant_threads(void)
     return n < 1 ? 1 : n > QUANT_MAX_THREADS ? QUANT_MAX_THREADS : (int)n;
 }
 
-int mxsim_cmd_quant(int argc, char **argv)
-{
+/* Everything one `mxsim quant` run holds, from the parsed options to the
+ * output files (mxsim_cmd_quant: resolve, open, plan, run, commit). */
+typedef struct {
     quant_args a;
-    int rc = parse_quant_args(argc, argv, &a);
-    if (rc == 1) { quant_usage(stdout); return 0; }
-    if (rc) return rc;
-    if (check_aliases(&a) != 0) return 2;
-
-    /* Resolve the format and reject options that do not apply to its kind. */
     quant_kind kind;
     mx_format elem;
     mx_bdr_format bdr;
-    memset(&bdr, 0, sizeof bdr);
-    if (mx_block_format_lookup(a.format, &elem) == 0) kind = QK_MX;
-    else if (mx_bdr_lookup(a.format, &bdr) == 0) kind = QK_BDR;
-    else if (mx_format_lookup(a.format, &elem) == 0) kind = (a.per_tensor || a.per_channel) ? QK_SCALED : QK_ELEMENT;
-    else if (mx_format_exmy_problem(a.format))
-        return quant_fail("--format: '%s' is not a format: %s", a.format, mx_format_exmy_problem(a.format));
-    else return quant_fail("--format: unknown format '%s' (see mxsim quant --help)", a.format);
+    mx_shape sh, scale_shape;
+    size_t n, ns_total, cap;
+    npy_reader rd;
+    int whole;                 /* the tensor is read completely into x */
+    float *x, *inbuf, *deq;
+    void *codes, *scales;
+    uint64_t rng;
+    mx_encode_opts enc;
+    mx_block_spec spec;
+    npy_dtype codes_dtype, scales_dtype;
+    chunk_plan plan;
+    npy_writer w_out, w_codes, w_scales;
+    int have_out, have_codes, have_scales;
+    size_t nan_blocks, invalid;
+} quant_run;
 
-    if (a.fp5_set) {
-        if (kind == QK_BDR || elem.kind != MX_KIND_MXSF)
-            return quant_fail("--fp5-bias applies only to --format mxsf, not '%s'", a.format);
-        if (mx_format_mxsf(a.fp5_bias, &elem) != 0)
-            return quant_fail("--fp5-bias: %d is outside [%d, %d]", a.fp5_bias, MX_MXSF_FP5_BIAS_MIN,
+/* The format's kind, and the options that do not apply to it refused.
+ * 0, or the exit status (message printed). */
+static int quant_resolve(quant_run *q)
+{
+    const quant_args *a = &q->a;
+    memset(&q->bdr, 0, sizeof q->bdr);
+    if (mx_block_format_lookup(a->format, &q->elem) == 0) q->kind = QK_MX;
+    else if (mx_bdr_lookup(a->format, &q->bdr) == 0) q->kind = QK_BDR;
+    else if (mx_format_lookup(a->format, &q->elem) == 0) q->kind = (a->per_tensor || a->per_channel) ? QK_SCALED : QK_ELEMENT;
+    else if (mx_format_exmy_problem(a->format))
+        return quant_fail("--format: '%s' is not a format: %s", a->format, mx_format_exmy_problem(a->format));
+    else return quant_fail("--format: unknown format '%s' (see mxsim quant --help)", a->format);
+    const quant_kind kind = q->kind;
+
+    if (a->fp5_set) {
+        if (kind == QK_BDR || q->elem.kind != MX_KIND_MXSF)
+            return quant_fail("--fp5-bias applies only to --format mxsf, not '%s'", a->format);
+        if (mx_format_mxsf(a->fp5_bias, &q->elem) != 0)
+            return quant_fail("--fp5-bias: %d is outside [%d, %d]", a->fp5_bias, MX_MXSF_FP5_BIAS_MIN,
                               MX_MXSF_FP5_BIAS_MAX);
     }
-    if ((a.per_tensor || a.per_channel) && kind != QK_SCALED)
+    if ((a->per_tensor || a->per_channel) && kind != QK_SCALED)
         return quant_fail("--%s applies only to element formats (e.g. fp8_e4m3), not '%s'",
-                          a.per_tensor ? "per-tensor" : "per-channel", a.format);
-    if (kind == QK_SCALED && elem.bits > 16)
+                          a->per_tensor ? "per-tensor" : "per-channel", a->format);
+    if (kind == QK_SCALED && q->elem.bits > 16)
         return quant_fail("--%s: '%s' has %d-bit codes; scaled formats take at most 16 bits",
-                          a.per_tensor ? "per-tensor" : "per-channel", a.format, elem.bits);
+                          a->per_tensor ? "per-tensor" : "per-channel", a->format, q->elem.bits);
     if (kind == QK_ELEMENT || kind == QK_SCALED) {
         const char *what = kind == QK_ELEMENT ? "per-element format" : "per-tensor/per-channel scaling";
-        if (a.block_text) return quant_fail("--block does not apply to %s '%s' (no blocks)", what, a.format);
-        if (a.axis_set)
-            return quant_fail("--axis does not apply to %s '%s'%s", what, a.format,
+        if (a->block_text) return quant_fail("--block does not apply to %s '%s' (no blocks)", what, a->format);
+        if (a->axis_set)
+            return quant_fail("--axis does not apply to %s '%s'%s", what, a->format,
                               kind == QK_SCALED ? " (use --per-channel AXIS)" : "");
-        if (a.scale_rule_text) return quant_fail("--scale-rule does not apply to %s '%s'", what, a.format);
-        if (kind == QK_ELEMENT && a.scales_path)
-            return quant_fail("--scales: per-element format '%s' has no scales", a.format);
+        if (a->scale_rule_text) return quant_fail("--scale-rule does not apply to %s '%s'", what, a->format);
+        if (kind == QK_ELEMENT && a->scales_path)
+            return quant_fail("--scales: per-element format '%s' has no scales", a->format);
     } else {
-        if (a.overflow_set && a.overflow != MX_OVERFLOW_SATURATE)
-            return quant_fail("--overflow inf_nan does not apply to '%s': MX and BDR blocks always saturate", a.format);
+        if (a->overflow_set && a->overflow != MX_OVERFLOW_SATURATE)
+            return quant_fail("--overflow inf_nan does not apply to '%s': MX and BDR blocks always saturate", a->format);
     }
     if (kind == QK_BDR) {
-        if (a.scale_rule_text) return quant_fail("--scale-rule does not apply to '%s' (BDR shared exponent is floor(log2 amax))", a.format);
-        if (a.block_text && (a.tile_rows || a.block != bdr.k1))
-            return quant_fail("--block: '%s' has fixed 1-D blocks of %d", a.format, bdr.k1);
-        if (a.round == MX_ROUND_STOCHASTIC)
-            return quant_fail("--round stochastic is not supported for '%s'", a.format);
+        if (a->scale_rule_text) return quant_fail("--scale-rule does not apply to '%s' (BDR shared exponent is floor(log2 amax))", a->format);
+        if (a->block_text && (a->tile_rows || a->block != q->bdr.k1))
+            return quant_fail("--block: '%s' has fixed 1-D blocks of %d", a->format, q->bdr.k1);
+        if (a->round == MX_ROUND_STOCHASTIC)
+            return quant_fail("--round stochastic is not supported for '%s'", a->format);
     }
-    if (kind == QK_MX && a.tile_rows && a.axis_set)
-        return quant_fail("--axis does not apply to 2-D tiles (--block %s covers the last two axes)", a.block_text);
+    if (kind == QK_MX && a->tile_rows && a->axis_set)
+        return quant_fail("--axis does not apply to 2-D tiles (--block %s covers the last two axes)", a->block_text);
+    return 0;
+}
 
-    /* Open the input: header and (regular file) size checked here.  A stream,
-     * and the whole-tensor kinds, are read completely before the shape checks,
-     * as before; a regular file is then read chunk by chunk. */
-    mx_shape sh;
-    npy_reader rd;
-    float *x = NULL;
+/* Opens the input: header and (regular file) size checked.  A stream, and
+ * the whole-tensor kinds, are read completely before the shape checks; a
+ * regular file is then read chunk by chunk.  0 or the exit status. */
+static int quant_open_input(quant_run *q)
+{
+    const quant_args *a = &q->a;
     char err[512];
-    if (npy_open_f32(a.in, &rd, &sh, err, sizeof err) != 0) return quant_fail("%s", err);
-    const int whole = !rd.regular || kind == QK_SCALED;
-    if (whole && npy_read_all_f32(&rd, &x, err, sizeof err) != 0) {
-        npy_close(&rd);
-        return quant_fail("%s", err);
-    }
-    size_t n = shape_count(&sh);
-
-    int status = 0;
-    if (kind == QK_MX || kind == QK_BDR) {
-        if (kind == QK_MX && a.tile_rows) {
-            if (sh.ndim < 2) {
-                status = quant_fail("--block %s: 2-D tiles need a tensor of rank >= 2; %s has rank %d",
-                                    a.block_text, a.in, sh.ndim);
-            }
-        } else if (check_axis("--axis", a.axis, &sh, a.in) != 0) {
-            status = 2;
+    if (npy_open_f32(a->in, &q->rd, &q->sh, err, sizeof err) != 0) return quant_fail("%s", err);
+    q->whole = !q->rd.regular || q->kind == QK_SCALED;
+    if (q->whole && npy_read_all_f32(&q->rd, &q->x, err, sizeof err) != 0) return quant_fail("%s", err);
+    q->n = shape_count(&q->sh);
+    if (q->kind == QK_MX || q->kind == QK_BDR) {
+        if (q->kind == QK_MX && a->tile_rows) {
+            if (q->sh.ndim < 2)
+                return quant_fail("--block %s: 2-D tiles need a tensor of rank >= 2; %s has rank %d", a->block_text,
+                                  a->in, q->sh.ndim);
+        } else if (check_axis("--axis", a->axis, &q->sh, a->in) != 0) {
+            return 2;
         }
     }
-    if (!status && kind == QK_SCALED && a.per_channel && check_axis("--per-channel", a.channel_axis, &sh, a.in) != 0)
-        status = 2;
-    if (!status && kind == QK_SCALED) {
-        for (size_t i = 0; i < n; i++)
-            if (!isfinite(x[i])) {
-                status = quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
-                                    "FP32 scaling needs finite data", a.in, (double)x[i], i);
-                break;
-            }
-    }
-    if (status) {
-        npy_close(&rd);
-        free(x);
-        return status;
-    }
+    if (q->kind == QK_SCALED && a->per_channel && check_axis("--per-channel", a->channel_axis, &q->sh, a->in) != 0)
+        return 2;
+    if (q->kind == QK_SCALED)
+        for (size_t i = 0; i < q->n; i++)
+            if (!isfinite(q->x[i]))
+                return quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
+                                  "FP32 scaling needs finite data", a->in, (double)q->x[i], i);
+    return 0;
+}
 
-    uint64_t rng = a.seed;
-    mx_encode_opts enc = {a.round, a.overflow, &rng};
-    mx_block_spec spec;
-    memset(&spec, 0, sizeof spec);
-    mx_shape scale_shape = {0, {0}};
-    npy_dtype codes_dtype = NPY_U8, scales_dtype = NPY_U8;
-    if (kind == QK_MX) {
-        spec.elem = elem;
-        spec.block = a.block;
-        spec.axis = a.axis;
-        spec.tile_rows = a.tile_rows;
-        spec.tile_cols = a.tile_cols;
-        spec.scale_rule = a.scale_rule;
-        spec.enc = enc;
-        spec.enc.overflow = MX_OVERFLOW_SATURATE;
-        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0)
-            status = quant_fail("--block %s: %s: %s", a.block_text ? a.block_text : "32", a.in, err);
-        codes_dtype = code_dtype(elem.bits);
-    } else if (kind == QK_BDR) {
-        spec.elem = elem;
-        spec.block = bdr.k1;
-        spec.axis = a.axis;
-        if (mx_block_scale_shape(&spec, &sh, &scale_shape, err, sizeof err) != 0)
-            status = quant_fail("%s: %s: %s", a.format, a.in, err);
-        codes_dtype = code_dtype(bdr.mbits + 1);
-    } else if (kind == QK_SCALED) {
-        scale_shape.ndim = 1;
-        if (a.per_tensor) scale_shape.dim[0] = 1;
-        else scale_shape.dim[0] = sh.dim[a.channel_axis < 0 ? a.channel_axis + sh.ndim : a.channel_axis];
-        scales_dtype = NPY_F32;
-        codes_dtype = code_dtype(elem.bits);
+/* The block spec, the scale tensor's shape and the output dtypes; then the
+ * chunk plan and the buffers the requested outputs need.  0 or the exit
+ * status. */
+static int quant_plan(quant_run *q)
+{
+    const quant_args *a = &q->a;
+    char err[512];
+    q->rng = a->seed;
+    q->enc = (mx_encode_opts){a->round, a->overflow, &q->rng};
+    memset(&q->spec, 0, sizeof q->spec);
+    q->scale_shape = (mx_shape){0, {0}};
+    q->codes_dtype = q->scales_dtype = NPY_U8;
+    if (q->kind == QK_MX) {
+        q->spec.elem = q->elem;
+        q->spec.block = a->block;
+        q->spec.axis = a->axis;
+        q->spec.tile_rows = a->tile_rows;
+        q->spec.tile_cols = a->tile_cols;
+        q->spec.scale_rule = a->scale_rule;
+        q->spec.enc = q->enc;
+        q->spec.enc.overflow = MX_OVERFLOW_SATURATE;
+        if (mx_block_scale_shape(&q->spec, &q->sh, &q->scale_shape, err, sizeof err) != 0)
+            return quant_fail("--block %s: %s: %s", a->block_text ? a->block_text : "32", a->in, err);
+        q->codes_dtype = code_dtype(q->elem.bits);
+    } else if (q->kind == QK_BDR) {
+        q->spec.elem = q->elem;
+        q->spec.block = q->bdr.k1;
+        q->spec.axis = a->axis;
+        if (mx_block_scale_shape(&q->spec, &q->sh, &q->scale_shape, err, sizeof err) != 0)
+            return quant_fail("%s: %s: %s", a->format, a->in, err);
+        q->codes_dtype = code_dtype(q->bdr.mbits + 1);
+    } else if (q->kind == QK_SCALED) {
+        q->scale_shape.ndim = 1;
+        q->scale_shape.dim[0] = a->per_tensor ? 1 : q->sh.dim[a->channel_axis < 0 ? a->channel_axis + q->sh.ndim : a->channel_axis];
+        q->scales_dtype = NPY_F32;
+        q->codes_dtype = code_dtype(q->elem.bits);
     } else {
-        codes_dtype = code_dtype(elem.bits);
-    }
-    if (status) {
-        npy_close(&rd);
-        free(x);
-        return status;
+        q->codes_dtype = code_dtype(q->elem.bits);
     }
 
     /* Buffers for one chunk, only those the requested outputs need. */
-    chunk_plan plan;
-    plan_init(&plan, kind, &sh, kind == QK_BDR ? bdr.k1 : a.block, a.axis, kind == QK_MX ? a.tile_rows : 0);
-    const size_t cap = plan.cap ? plan.cap : 1;
-    const int want_codes = a.codes_path != NULL;
-    float *inbuf = whole ? NULL : malloc(cap * sizeof *inbuf);
-    float *deq = malloc(cap * sizeof *deq);
+    plan_init(&q->plan, q->kind, &q->sh, q->kind == QK_BDR ? q->bdr.k1 : a->block, a->axis,
+              q->kind == QK_MX ? a->tile_rows : 0);
+    q->cap = q->plan.cap ? q->plan.cap : 1;
+    q->inbuf = q->whole ? NULL : malloc(q->cap * sizeof *q->inbuf);
+    q->deq = malloc(q->cap * sizeof *q->deq);
     /* element formats encode one value at a time (no codes buffer without
      * --codes); the block kernels take uint16 codes, only when asked for */
-    void *codes = want_codes ? malloc(cap * sizeof(uint32_t)) : NULL;
-    const size_t ns_total = (kind == QK_MX || kind == QK_BDR || kind == QK_SCALED) ? shape_count(&scale_shape) : 0;
-    void *scales = NULL;
-    if (kind == QK_MX || kind == QK_BDR) scales = malloc(cap ? cap : 1);
-    else if (kind == QK_SCALED) scales = malloc((ns_total ? ns_total : 1) * sizeof(float));
-    npy_writer w_out, w_codes, w_scales;
-    int have_out = 0, have_codes = 0, have_scales = 0;
-    size_t nan_blocks = 0, invalid = 0;
-    if (!deq || (!whole && !inbuf) || (want_codes && !codes) ||
-        (kind != QK_ELEMENT && !scales)) {
-        status = quant_fail("out of memory (%zu elements)", n);
-        goto done;
-    }
+    q->codes = a->codes_path ? malloc(q->cap * sizeof(uint32_t)) : NULL;
+    q->ns_total = (q->kind == QK_MX || q->kind == QK_BDR || q->kind == QK_SCALED) ? shape_count(&q->scale_shape) : 0;
+    if (q->kind == QK_MX || q->kind == QK_BDR) q->scales = malloc(q->cap ? q->cap : 1);
+    else if (q->kind == QK_SCALED) q->scales = malloc((q->ns_total ? q->ns_total : 1) * sizeof(float));
+    if (!q->deq || (!q->whole && !q->inbuf) || (a->codes_path && !q->codes) || (q->kind != QK_ELEMENT && !q->scales))
+        return quant_fail("out of memory (%zu elements)", q->n);
+    return 0;
+}
 
-    /* Temporary outputs with their headers, then the chunks. */
-    if (npy_writer_open(&w_out, a.out, NPY_F32, &sh, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
-    have_out = 1;
-    if (want_codes) {
-        if (npy_writer_open(&w_codes, a.codes_path, codes_dtype, &sh, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
-        have_codes = 1;
+/* Temporary outputs with their headers.  0 or the exit status. */
+static int quant_open_outputs(quant_run *q)
+{
+    const quant_args *a = &q->a;
+    char err[512];
+    if (npy_writer_open(&q->w_out, a->out, NPY_F32, &q->sh, err, sizeof err) != 0) return quant_fail("%s", err);
+    q->have_out = 1;
+    if (a->codes_path) {
+        if (npy_writer_open(&q->w_codes, a->codes_path, q->codes_dtype, &q->sh, err, sizeof err) != 0)
+            return quant_fail("%s", err);
+        q->have_codes = 1;
     }
-    if (a.scales_path) {
-        if (npy_writer_open(&w_scales, a.scales_path, scales_dtype, &scale_shape, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
-        have_scales = 1;
+    if (a->scales_path) {
+        if (npy_writer_open(&q->w_scales, a->scales_path, q->scales_dtype, &q->scale_shape, err, sizeof err) != 0)
+            return quant_fail("%s", err);
+        q->have_scales = 1;
     }
+    return 0;
+}
+
+/* The chunks on `threads` threads (par_run_pieces): the pieces in order with
+ * the offset of each one's scales, which are written once at the end.  0 or
+ * the exit status. */
+static int quant_run_parallel(quant_run *q, const quant_job *job, int threads)
+{
+    char err[512];
+    const quant_kind kind = q->kind;
+    size_t np = 0, npcap = 16, soff = 0;
+    quant_piece *pieces = malloc(npcap * sizeof *pieces);
+    uint8_t *all_scales = (kind == QK_MX || kind == QK_BDR) ? malloc(q->ns_total ? q->ns_total : 1) : NULL;
+    for (size_t pos = 0; pieces && pos < q->n;) {
+        if (np == npcap) {
+            quant_piece *g = realloc(pieces, 2 * npcap * sizeof *pieces);
+            if (!g) { free(pieces); pieces = NULL; break; }
+            pieces = g;
+            npcap *= 2;
+        }
+        quant_piece *p = &pieces[np];
+        p->pos = pos;
+        p->cnt = plan_chunk(&q->plan, pos, &p->sub, &p->sub_axis);
+        p->soff = soff;
+        if (p->cnt == 0) { free(pieces); pieces = NULL; break; }
+        if (kind != QK_ELEMENT) {
+            mx_block_spec cs = q->spec;
+            if (!cs.tile_rows) cs.axis = p->sub_axis;
+            mx_shape ssub;
+            if (mx_block_scale_shape(&cs, &p->sub, &ssub, err, sizeof err) != 0) { free(pieces); pieces = NULL; break; }
+            soff += shape_count(&ssub);
+        }
+        pos += p->cnt;
+        np++;
+    }
+    if (!pieces || (kind != QK_ELEMENT && (!all_scales || soff != q->ns_total))) {
+        free(pieces);
+        free(all_scales);
+        return quant_fail("out of memory (%zu elements)", q->n);
+    }
+    par_ctx pc;
+    memset(&pc, 0, sizeof pc);
+    pc.job = job;
+    pc.piece = pieces;
+    pc.npiece = np;
+    pc.cap = q->cap;
+    pc.enc = q->enc;
+    pc.x = q->x;
+    pc.rd = &q->rd;
+    pc.w_out = &q->w_out;
+    pc.w_codes = q->a.codes_path ? &q->w_codes : NULL;
+    pc.codes_dtype = q->codes_dtype;
+    pc.scales = all_scales;
+    int prc = par_run_pieces(&pc, threads);
+    free(pieces);
+    q->invalid = pc.invalid;
+    int status = 0;
+    if (prc != 0) {
+        status = quant_fail("%s", pc.msg);
+    } else if (all_scales) {
+        for (size_t i = 0; i < q->ns_total; i++) q->nan_blocks += all_scales[i] == 0xFF;
+        if (q->have_scales && npy_writer_put(&q->w_scales, all_scales, q->ns_total, err, sizeof err) != 0) {
+            q->have_scales = 0;
+            status = quant_fail("%s", err);
+        }
+    }
+    free(all_scales);
+    return status;
+}
+
+/* The chunks one after the other, each written as it is done.  0 or the
+ * exit status. */
+static int quant_run_sequential(quant_run *q, const quant_job *job)
+{
+    char err[512];
+    const quant_kind kind = q->kind;
+    for (size_t pos = 0; pos < q->n;) {
+        mx_shape sub;
+        int sub_axis;
+        size_t cnt = plan_chunk(&q->plan, pos, &sub, &sub_axis);
+        if (cnt == 0) return quant_fail("internal error: empty chunk at element %zu", pos);
+        const float *src = q->x ? q->x + pos : q->inbuf;
+        if (!q->x && npy_read_chunk_f32(&q->rd, q->inbuf, cnt, err, sizeof err) != 0) return quant_fail("%s", err);
+        size_t ns = 0;
+        char msg[1024];
+        if (quant_chunk(job, &q->enc, src, cnt, &sub, sub_axis, q->codes, q->scales, q->deq, &ns, &q->invalid, msg,
+                        sizeof msg) != 0)
+            return quant_fail("%s", msg);
+        if (kind == QK_SCALED) ns = q->ns_total;
+        if (kind == QK_MX || kind == QK_BDR)
+            for (size_t i = 0; i < ns; i++) q->nan_blocks += ((uint8_t *)q->scales)[i] == 0xFF;
+        if (npy_writer_put(&q->w_out, q->deq, cnt, err, sizeof err) != 0) { q->have_out = 0; return quant_fail("%s", err); }
+        if (q->a.codes_path) {
+            narrow_codes_to(kind == QK_ELEMENT ? q->codes : NULL, kind == QK_ELEMENT ? NULL : q->codes, cnt,
+                            q->codes_dtype, q->codes);
+            if (npy_writer_put(&q->w_codes, q->codes, cnt, err, sizeof err) != 0) { q->have_codes = 0; return quant_fail("%s", err); }
+        }
+        if (q->have_scales && npy_writer_put(&q->w_scales, q->scales, ns, err, sizeof err) != 0) {
+            q->have_scales = 0;
+            return quant_fail("%s", err);
+        }
+        pos += cnt;
+    }
+    if (kind == QK_SCALED && q->n == 0 && q->have_scales) {
+        /* an empty tensor: every channel's scale is 1 */
+        float *sc = q->scales;
+        for (size_t i = 0; i < q->ns_total; i++) sc[i] = 1.0f;
+        if (npy_writer_put(&q->w_scales, q->scales, q->ns_total, err, sizeof err) != 0) {
+            q->have_scales = 0;
+            return quant_fail("%s", err);
+        }
+    }
+    return 0;
+}
+
+/* Closes every temporary output, then renames them all into place (on a
+ * failure none is left).  0 or the exit status. */
+static int quant_commit(quant_run *q)
+{
+    char err[512];
+    npy_writer *ws[3];
+    const char *paths[3];
+    int nw = 0;
+    ws[nw] = &q->w_out; paths[nw++] = q->a.out;
+    if (q->a.codes_path) { ws[nw] = &q->w_codes; paths[nw++] = q->a.codes_path; }
+    if (q->a.scales_path) { ws[nw] = &q->w_scales; paths[nw++] = q->a.scales_path; }
+    q->have_out = q->have_codes = q->have_scales = 0;
+    for (int i = 0; i < nw; i++) {
+        if (npy_writer_close(ws[i], err, sizeof err) != 0) {
+            for (int j = 0; j < nw; j++) if (j != i) npy_writer_abort(ws[j]);
+            return quant_fail("%s", err);
+        }
+    }
+    for (int i = 0; i < nw; i++) {
+        if (npy_commit(ws[i]->tmp, paths[i], err, sizeof err) != 0) {
+            for (int j = i + 1; j < nw; j++) npy_discard(ws[j]->tmp);
+            for (int j = 0; j < i; j++) remove(paths[j]);
+            return quant_fail("%s", err);
+        }
+    }
+    return 0;
+}
+
+int mxsim_cmd_quant(int argc, char **argv)
+{
+    quant_run *q = calloc(1, sizeof *q);
+    if (!q) return quant_fail("out of memory");
+    int status = parse_quant_args(argc, argv, &q->a);
+    if (status == 1) { quant_usage(stdout); free(q); return 0; }
+    if (status || (status = check_aliases(&q->a) != 0 ? 2 : 0) || (status = quant_resolve(q))) { free(q); return status; }
+    q->rd.fd = -1;
+    if ((status = quant_open_input(q)) || (status = quant_plan(q)) || (status = quant_open_outputs(q))) goto done;
 
     quant_job job;
     memset(&job, 0, sizeof job);
-    job.kind = kind;
-    job.a = &a;
-    job.spec = spec;
-    job.bdr = bdr;
-    job.elem = elem;
-    job.sh = &sh;
-    int threads = (kind == QK_SCALED || a.round == MX_ROUND_STOCHASTIC || n < 2 * cap) ? 1 : quant_threads();
-    if (threads > 1) {
-        /* the pieces in order, with the offset of each one's scales */
-        size_t np = 0, npcap = 16, soff = 0;
-        quant_piece *pieces = malloc(npcap * sizeof *pieces);
-        uint8_t *all_scales = (kind == QK_MX || kind == QK_BDR) ? malloc(ns_total ? ns_total : 1) : NULL;
-        for (size_t pos = 0; pieces && pos < n;) {
-            if (np == npcap) {
-                quant_piece *g = realloc(pieces, 2 * npcap * sizeof *pieces);
-                if (!g) { free(pieces); pieces = NULL; break; }
-                pieces = g;
-                npcap *= 2;
-            }
-            quant_piece *p = &pieces[np];
-            p->pos = pos;
-            p->cnt = plan_chunk(&plan, pos, &p->sub, &p->sub_axis);
-            p->soff = soff;
-            if (p->cnt == 0) { free(pieces); pieces = NULL; break; }
-            if (kind != QK_ELEMENT) {
-                mx_block_spec cs = spec;
-                if (!cs.tile_rows) cs.axis = p->sub_axis;
-                mx_shape ssub;
-                if (mx_block_scale_shape(&cs, &p->sub, &ssub, err, sizeof err) != 0) { free(pieces); pieces = NULL; break; }
-                soff += shape_count(&ssub);
-            }
-            pos += p->cnt;
-            np++;
-        }
-        if (!pieces || (kind != QK_ELEMENT && (!all_scales || soff != ns_total))) {
-            free(pieces);
-            free(all_scales);
-            status = quant_fail("out of memory (%zu elements)", n);
-            goto done;
-        }
-        par_ctx pc;
-        memset(&pc, 0, sizeof pc);
-        pc.job = &job;
-        pc.piece = pieces;
-        pc.npiece = np;
-        pc.cap = cap;
-        pc.enc = enc;
-        pc.x = x;
-        pc.rd = &rd;
-        pc.w_out = &w_out;
-        pc.w_codes = want_codes ? &w_codes : NULL;
-        pc.codes_dtype = codes_dtype;
-        pc.scales = all_scales;
-        int prc = par_run_pieces(&pc, threads);
-        free(pieces);
-        invalid = pc.invalid;
-        if (prc != 0) {
-            free(all_scales);
-            status = quant_fail("%s", pc.msg);
-            goto done;
-        }
-        if (all_scales) {
-            for (size_t i = 0; i < ns_total; i++) nan_blocks += all_scales[i] == 0xFF;
-            if (have_scales && npy_writer_put(&w_scales, all_scales, ns_total, err, sizeof err) != 0) {
-                have_scales = 0;
-                free(all_scales);
-                status = quant_fail("%s", err);
-                goto done;
-            }
-        }
-        free(all_scales);
-    }
-    for (size_t pos = 0; threads == 1 && pos < n;) {
-        mx_shape sub;
-        int sub_axis;
-        size_t cnt = plan_chunk(&plan, pos, &sub, &sub_axis);
-        if (cnt == 0) { status = quant_fail("internal error: empty chunk at element %zu", pos); goto done; }
-        const float *src = x ? x + pos : inbuf;
-        if (!x && npy_read_chunk_f32(&rd, inbuf, cnt, err, sizeof err) != 0) { status = quant_fail("%s", err); goto done; }
-        size_t ns = 0;
-        char msg[1024];
-        if (quant_chunk(&job, &enc, src, cnt, &sub, sub_axis, codes, scales, deq, &ns, &invalid, msg, sizeof msg) != 0) {
-            status = quant_fail("%s", msg);
-            goto done;
-        }
-        if (kind == QK_SCALED) ns = ns_total;
-        if (kind == QK_MX || kind == QK_BDR)
-            for (size_t i = 0; i < ns; i++) nan_blocks += ((uint8_t *)scales)[i] == 0xFF;
-        if (npy_writer_put(&w_out, deq, cnt, err, sizeof err) != 0) { have_out = 0; status = quant_fail("%s", err); goto done; }
-        if (want_codes) {
-            narrow_codes_to(kind == QK_ELEMENT ? codes : NULL, kind == QK_ELEMENT ? NULL : codes, cnt,
-                            codes_dtype, codes);
-            if (npy_writer_put(&w_codes, codes, cnt, err, sizeof err) != 0) { have_codes = 0; status = quant_fail("%s", err); goto done; }
-        }
-        if (have_scales && npy_writer_put(&w_scales, scales, ns, err, sizeof err) != 0) { have_scales = 0; status = quant_fail("%s", err); goto done; }
-        pos += cnt;
-    }
-    if (kind == QK_SCALED && n == 0 && have_scales) {
-        /* an empty tensor: every channel's scale is 1 */
-        float *sc = scales;
-        for (size_t i = 0; i < ns_total; i++) sc[i] = 1.0f;
-        if (npy_writer_put(&w_scales, scales, ns_total, err, sizeof err) != 0) { have_scales = 0; status = quant_fail("%s", err); goto done; }
-    }
-
-    /* Close every temporary output, then rename them all into place. */
-    {
-        npy_writer *ws[3];
-        const char *paths[3];
-        int nw = 0;
-        ws[nw] = &w_out; paths[nw++] = a.out;
-        if (want_codes) { ws[nw] = &w_codes; paths[nw++] = a.codes_path; }
-        if (a.scales_path) { ws[nw] = &w_scales; paths[nw++] = a.scales_path; }
-        have_out = have_codes = have_scales = 0;
-        for (int i = 0; i < nw; i++) {
-            if (npy_writer_close(ws[i], err, sizeof err) != 0) {
-                for (int j = 0; j < nw; j++) if (j != i) { npy_writer_abort(ws[j]); }
-                status = quant_fail("%s", err);
-                goto done;
-            }
-        }
-        for (int i = 0; i < nw; i++) {
-            if (npy_commit(ws[i]->tmp, paths[i], err, sizeof err) != 0) {
-                for (int j = i + 1; j < nw; j++) npy_discard(ws[j]->tmp);
-                for (int j = 0; j < i; j++) remove(paths[j]);
-                status = quant_fail("%s", err);
-                goto done;
-            }
-        }
-    }
-    if (nan_blocks)
+    job.kind = q->kind;
+    job.a = &q->a;
+    job.spec = q->spec;
+    job.bdr = q->bdr;
+    job.elem = q->elem;
+    job.sh = &q->sh;
+    const int threads = (q->kind == QK_SCALED || q->a.round == MX_ROUND_STOCHASTIC || q->n < 2 * q->cap)
+                            ? 1 : quant_threads();
+    status = threads > 1 ? quant_run_parallel(q, &job, threads) : quant_run_sequential(q, &job);
+    if (!status) status = quant_commit(q);
+    if (!status && q->nan_blocks)
         fprintf(stderr, "mxsim quant: warning: %s: %zu block(s) contain NaN/Inf and were quantized to NaN "
-                "(scale 0xFF)\n", a.in, nan_blocks);
-    if (invalid)
+                "(scale 0xFF)\n", q->a.in, q->nan_blocks);
+    if (!status && q->invalid)
         fprintf(stderr, "mxsim quant: warning: %s: %zu NaN/Inf value(s) have no such code in %s and were "
-                "encoded per mx_policy.h (NaN -> +0 or NaN code, Inf -> +-max or NaN)\n", a.in, invalid, elem.name);
+                "encoded per mx_policy.h (NaN -> +0 or NaN code, Inf -> +-max or NaN)\n", q->a.in, q->invalid,
+                q->elem.name);
 done:
-    if (have_out) npy_writer_abort(&w_out);
-    if (have_codes) npy_writer_abort(&w_codes);
-    if (have_scales) npy_writer_abort(&w_scales);
-    npy_close(&rd);
-    free(x);
-    free(inbuf);
-    free(deq);
-    free(codes);
-    free(scales);
+    if (q->have_out) npy_writer_abort(&q->w_out);
+    if (q->have_codes) npy_writer_abort(&q->w_codes);
+    if (q->have_scales) npy_writer_abort(&q->w_scales);
+    npy_close(&q->rd);
+    free(q->x);
+    free(q->inbuf);
+    free(q->deq);
+    free(q->codes);
+    free(q->scales);
+    free(q);
     return status;
 }

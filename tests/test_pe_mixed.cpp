@@ -20,7 +20,7 @@ extern "C" {
 #include "formats/mx_block.h"
 #include "formats/mx_rng.h"
 #include "units/mx_pe.h"
-#include "units/mx_ref_dot.h"
+#include "ref/mx_ref_dot.h"
 }
 
 namespace {

@@ -19,7 +19,7 @@ extern "C" {
 #include "units/mx_addtree.h"
 #include "units/mx_accum.h"
 #include "units/mx_pe.h"
-#include "units/mx_ref_dot.h"
+#include "ref/mx_ref_dot.h"
 #include "units/mx_requant.h"
 }
 

@@ -1145,206 +1145,167 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
     return *b * (long long)bm->burst;
 }
 
-/* The analytic engine for a given mapping (the mapper calls it for its
- * candidates); -1 when its counters overflow 64 bits. */
-static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
-                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
-                          mx_stats *s)
-{
-    memset(s, 0, sizeof *s);
-    const long long M = g->M, N = g->N, K = g->K;
-
-    /* training: second quantized copies (SPEC §4) */
-    long long extra_bytes = mx_arch_train_copies(c, g, fa, fb, s);
-
-    double slow = c->ideal_memory ? 1.0 : sram_slowdown(c, fa, fb);
-    long long ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
-    /* the ≤ 8 distinct tile shapes (edge or not in each dimension) */
-    long long shape_cyc[2][2][2];
-    long long dims_m[2] = {tl->mt, M - (tl->m_tiles - 1) * tl->mt};
-    long long dims_n[2] = {tl->nt, N - (tl->n_tiles - 1) * tl->nt};
-    long long dims_k[2] = {tl->kt, K - (tl->k_tiles - 1) * tl->kt};
-    for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 2; j++)
-            for (int k = 0; k < 2; k++)
-                shape_cyc[i][j][k] = mx_tile_compute_cycles(c, dims_m[i], dims_n[j], dims_k[k]);
-
-    /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
-     * half t%2, free once tile t-2 has computed; reads have priority on the
-     * DRAM channel, output writes fill its idle cycles, and what is left when
-     * compute ends is the drain stall. */
-    walk_state ws;
-    memset(&ws, 0, sizeof ws);
-    walk_state *w = &ws;
-    /* with a DRAM model, each distinct transfer is probed on it once */
-    int use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
-    int sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
-    const ref_sched rs = ref_sched_of(c, use_probes);
+/* What the analytic walk reads while it steps through the tiles of one GEMM
+ * on one mapping: the GEMM, its formats and tiling, the distinct tile
+ * shapes' compute cycles, and the memos of probes, bursts and SRAM stalls. */
+typedef struct {
+    const mx_arch_config *c;
+    const mx_gemm *g;
+    const mx_operand_fmt *fa, *fb, *fo;
+    const mx_tiling *tl;
+    long long ntiles;
+    long long dims_m[2], dims_n[2], dims_k[2]; /* tile extents: [edge?] */
+    long long shape_cyc[2][2][2];              /* compute cycles: [edge m][edge n][edge k] */
+    long long shape_sram[2][2][2];             /* SRAM bank-conflict stalls, -1 not yet */
+    double slow;                               /* SRAM demand stretch (fast cost) */
+    int use_probes;   /* with a DRAM model, each distinct transfer is probed on it once */
+    int sram_walk;    /* the bank model and output-half holds (not in the mapper's fast cost) */
+    int burst_exact;  /* DRAM traffic in the DMA's whole bursts */
+    ref_sched rs;
     probe_memo pm;
-    memset(&pm, 0, sizeof pm);
-    /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
-     * also in the mapper's fast cost: it ranks mappings by the traffic the
-     * engines count (narrow tile rows and MX scale rows round up to bursts:
-     * up to 30% more than the operand bytes) */
-    int burst_exact = !c->ideal_memory && !c->scalesim_compat;
     burst_memo bm;
-    memset(bm.bursts, 0xff, sizeof bm.bursts);
-    bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64;
-    long long shape_sram[2][2][2] = {{{-1, -1}, {-1, -1}}, {{-1, -1}, {-1, -1}}};
-    long long rqu_extra_elems = s->requant_elements;
-    long long last_a = -1, last_b = -1;
-    /* second copies: bytes stored and elements re-quantized with each
-     * output tile, the remainder with the last (as the cycle engine) */
-    const long long nouts = tl->m_tiles * tl->n_tiles;
-    long long extra_per_out = nouts ? extra_bytes / nouts : 0, extra_rem = extra_bytes - extra_per_out * nouts;
-    long long rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
-    long long rqu_extra_rem = rqu_extra_elems - rqu_extra_per_out * nouts;
-    long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
-    long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
-    /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
-     * level have the same shapes and the same operand reuse */
-    walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
-    if (ff) walk_ff_reset(&ff[0]);
-    for (long long oi = 0; oi < outer_n; oi++) {
-        if (ff && outer_n >= WALK_FF_MIN) {
-            long long before = oi;
-            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &rs) != 0) goto overflow;
-            if (oi != before) { /* the last tile of the iteration before the new oi */
-                tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
-                         &last_a, &last_b);
-            }
-        }
-        if (ff) walk_ff_reset(&ff[1]);
-        for (long long ii = 0; ii < inner_n; ii++) {
-            if (ff && inner_n >= WALK_FF_MIN) {
-                long long before = ii;
-                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &rs) != 0) goto overflow;
-                if (ii != before) {
-                    tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
-                }
-            }
-            long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
-            int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
-            long long m = dims_m[em], n = dims_n[en];
-            if (ff) walk_ff_reset(&ff[2]);
-            for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
-                if (ff && tl->k_tiles >= WALK_FF_MIN) {
-                    long long before = ki;
-                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &rs) != 0) goto overflow;
-                    if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
-                }
-                int ek = ki == tl->k_tiles - 1;
-                long long k = dims_k[ek];
-                long long aid, bid;
-                tile_ids(tl, mi, ni, ki, &aid, &bid);
-                long long la = aid != last_a ? mx_arch_tile_bytes(m, k, fa->bits_per_elem) : 0;
-                long long lb = bid != last_b ? mx_arch_tile_bytes(k, n, fb->bits_per_elem) : 0;
-                last_a = aid;
-                last_b = bid;
-                w->ctr.sram_write[MX_OP_A] += la;
-                w->ctr.sram_write[MX_OP_B] += lb;
-                if (burst_exact) {
-                    if (la) la = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k, MX_PROBE_A);
-                    if (lb) lb = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k, MX_PROBE_B);
-                }
-                w->ctr.dram_read[MX_OP_A] += la;
-                w->ctr.dram_read[MX_OP_B] += lb;
-                long long ready = 0;
-                if (!c->ideal_memory && la + lb > 0) {
-                    long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
-                    /* writes queued before this read was wanted go first (the
-                     * controller drains its write queue when it fills: a tile's
-                     * store is far larger than the queue), then the read */
-                    want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
-                    const mx_tile_probe *pr = use_probes ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, ki, m, n, k,
-                                                                     (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
-                    if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
-                        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
-                        long long rd = ref_delay(&rs, want, occ);
-                        w->dram_free = want + occ + rd;
-                        ready = want + pr->cycles + rd;
-                        w->probe_pj += pr->cmd_pj;
-                        w->probe_act += pr->act;
-                    } else {
-                        w->dram_free = want + dram_cycles(c, la + lb, 0);
-                        ready = w->dram_free + dram_latency(c);
-                    }
-                }
-                long long start = mx_llmax(w->end1, ready);
-                w->dram_stall += start - w->end1;
-                const int half = (int)(w->oidx % 2);
-                if (ki == 0 && sram_walk && w->wq.held[half]) /* its store waits for the write queue */
-                    w->dram_free = wr_queue_serve_half(&w->wq, w->dram_free, half); /* it drains after this load */
-                if (ki == 0 && sram_walk && start < w->wq.out_free[half]) { /* output half still held */
-                    w->rqu_stall += w->wq.out_free[half] - start;
-                    start = w->wq.out_free[half];
-                }
-                long long cyc = shape_cyc[em][en][ek];
-                long long eff = slow > 1.0 ? (long long)ceil((double)cyc * slow) : cyc;
-                if (sram_walk) { /* the bank model the cycle engine uses, once per shape */
-                    if (shape_sram[em][en][ek] < 0)
-                        shape_sram[em][en][ek] = mx_cycle_tile_sram_stall(c, fa, fb, m, n, k);
-                    eff = cyc + mx_llmax(0, shape_sram[em][en][ek]);
-                }
-                w->sram_stall += eff - cyc;
-                w->pure_compute += cyc;
-                w->end2 = w->end1;
-                w->end1 = start + eff;
+    /* second copies: bytes stored and elements re-quantized with each output
+     * tile, the remainder with the last (as the cycle engine) */
+    long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
+} walk_ctx;
 
-                long long store = tile_counts(c, fa, fb, fo, m, n, k, ki > 0, ek, &w->ctr);
-                if (store && burst_exact) {
-                    long long sb = burst_bytes(&bm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE);
-                    w->ctr.dram_write[MX_OP_OUT] += sb - store;
-                    store = sb;
-                }
-                const int last_out = w->t == ntiles - 1;
-                long long extra = ek ? extra_per_out + (last_out ? extra_rem : 0) : 0;
-                if (!c->ideal_memory && store + extra > 0) {
-                    long long wcyc = dram_cycles(c, store + extra, 1);
-                    const mx_tile_probe *pw = use_probes && store ? probe_get(&pm, c, fa, fb, fo, g, tl, mi, ni, 0, m, n, k, MX_PROBE_STORE) : NULL;
-                    if (pw) { /* channel time: the probe's, less the latency of its last write */
-                        wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
-                        wcyc += ref_delay(&rs, w->end1, wcyc);
-                        w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
-                        w->probe_act += pw->act;
-                    }
-                    /* the RQU re-quantizes a finished output tile after its
-                     * last K tile; its store leaves when the codes are ready */
-                    long long avail = w->end1;
-                    if (ek && !c->scalesim_compat) {
-                        long long elems = m * n + rqu_extra_per_out + (last_out ? rqu_extra_rem : 0);
-                        avail = mx_llmax(w->end1, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
-                        w->rqu_free = avail;
-                    }
-                    w->last_avail = mx_llmax(w->last_avail, avail);
-                    /* The output half is held until the store has left the
-                     * buffer.  With a DRAM model: at once when its bursts fit
-                     * the controllers' write queues below the drain watermark
-                     * (spread evenly over the channels), else when the queue
-                     * drains, in a gap between reads (wr_queue_pop).  Without:
-                     * after its channel time. */
-                    long long nb = c->dram_model ? mx_cdiv(store + extra, (long long)bm.burst) : 0;
-                    int hold = 0;
-                    if (ek && c->dram_model) {
-                        long long per_ch = mx_cdiv(w->wq.queued_bursts + nb, c->dram.channels);
-                        if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
-                        else hold = 1 << (w->oidx % 2);
-                    } else if (ek) {
-                        w->wq.out_free[w->oidx % 2] = avail + wcyc;
-                    }
-                    wr_queue_push(&w->wq, avail, wcyc, nb, hold);
-                    if (ek) w->oidx++;
-                }
-            }
-        }
+/* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
+ * cycle its data is in the buffer (0: nothing to load). */
+static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
+                           long long n, long long k, long long la, long long lb)
+{
+    const mx_arch_config *c = x->c;
+    const mx_tiling *tl = x->tl;
+    w->ctr.sram_write[MX_OP_A] += la;
+    w->ctr.sram_write[MX_OP_B] += lb;
+    if (x->burst_exact) {
+        if (la) la = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k, MX_PROBE_A);
+        if (lb) lb = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k, MX_PROBE_B);
     }
-    free(ff);
-    ff = NULL;
+    w->ctr.dram_read[MX_OP_A] += la;
+    w->ctr.dram_read[MX_OP_B] += lb;
+    if (c->ideal_memory || la + lb == 0) return 0;
+    long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
+    /* writes queued before this read was wanted go first (the controller
+     * drains its write queue when it fills: a tile's store is far larger
+     * than the queue), then the read */
+    want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+    const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
+                                                        (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
+    if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
+        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        long long rd = ref_delay(&x->rs, want, occ);
+        w->dram_free = want + occ + rd;
+        w->probe_pj += pr->cmd_pj;
+        w->probe_act += pr->act;
+        return want + pr->cycles + rd;
+    }
+    w->dram_free = want + dram_cycles(c, la + lb, 0);
+    return w->dram_free + dram_latency(c);
+}
+
+/* After tile (mi, ni, ki) computed: its output tile's store (after the last
+ * K tile; partial sums stay on chip), through the RQU, queued for DRAM. */
+static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
+                       long long n, long long k)
+{
+    const mx_arch_config *c = x->c;
+    const int ek = ki == x->tl->k_tiles - 1;
+    long long store = tile_counts(c, x->fa, x->fb, x->fo, m, n, k, ki > 0, ek, &w->ctr);
+    if (store && x->burst_exact) {
+        long long sb = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, x->tl, mi, ni, 0, m, n, k, MX_PROBE_STORE);
+        w->ctr.dram_write[MX_OP_OUT] += sb - store;
+        store = sb;
+    }
+    const int last_out = w->t == x->ntiles - 1;
+    long long extra = ek ? x->extra_per_out + (last_out ? x->extra_rem : 0) : 0;
+    if (c->ideal_memory || store + extra == 0) return;
+    long long wcyc = dram_cycles(c, store + extra, 1);
+    const mx_tile_probe *pw = x->use_probes && store
+                                  ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, x->tl, mi, ni, 0, m, n, k, MX_PROBE_STORE)
+                                  : NULL;
+    if (pw) { /* channel time: the probe's, less the latency of its last write */
+        wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
+        wcyc += ref_delay(&x->rs, w->end1, wcyc);
+        w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
+        w->probe_act += pw->act;
+    }
+    /* the RQU re-quantizes a finished output tile after its last K tile;
+     * its store leaves when the codes are ready */
+    long long avail = w->end1;
+    if (ek && !c->scalesim_compat) {
+        long long elems = m * n + x->rqu_extra_per_out + (last_out ? x->rqu_extra_rem : 0);
+        avail = mx_llmax(w->end1, w->rqu_free) + mx_cdiv(elems, c->rqu_elements_per_cycle);
+        w->rqu_free = avail;
+    }
+    w->last_avail = mx_llmax(w->last_avail, avail);
+    /* The output half is held until the store has left the buffer.  With a
+     * DRAM model: at once when its bursts fit the controllers' write queues
+     * below the drain watermark (spread evenly over the channels), else when
+     * the queue drains, in a gap between reads (wr_queue_pop).  Without:
+     * after its channel time. */
+    long long nb = c->dram_model ? mx_cdiv(store + extra, (long long)x->bm.burst) : 0;
+    int hold = 0;
+    if (ek && c->dram_model) {
+        long long per_ch = mx_cdiv(w->wq.queued_bursts + nb, c->dram.channels);
+        if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
+        else hold = 1 << (w->oidx % 2);
+    } else if (ek) {
+        w->wq.out_free[w->oidx % 2] = avail + wcyc;
+    }
+    wr_queue_push(&w->wq, avail, wcyc, nb, hold);
+    if (ek) w->oidx++;
+}
+
+/* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
+ * the previous tile: *last_a, *last_b), waits for its data and its output
+ * half, computes, and stores. */
+static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long *last_a,
+                      long long *last_b)
+{
+    const mx_tiling *tl = x->tl;
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    const long long m = x->dims_m[em], n = x->dims_n[en], k = x->dims_k[ek];
+    long long aid, bid;
+    tile_ids(tl, mi, ni, ki, &aid, &bid);
+    long long la = aid != *last_a ? mx_arch_tile_bytes(m, k, x->fa->bits_per_elem) : 0;
+    long long lb = bid != *last_b ? mx_arch_tile_bytes(k, n, x->fb->bits_per_elem) : 0;
+    *last_a = aid;
+    *last_b = bid;
+    const long long ready = walk_load(x, w, mi, ni, ki, m, n, k, la, lb);
+    long long start = mx_llmax(w->end1, ready);
+    w->dram_stall += start - w->end1;
+    const int half = (int)(w->oidx % 2);
+    if (ki == 0 && x->sram_walk && w->wq.held[half]) /* its store waits for the write queue */
+        w->dram_free = wr_queue_serve_half(&w->wq, w->dram_free, half); /* it drains after this load */
+    if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
+        w->rqu_stall += w->wq.out_free[half] - start;
+        start = w->wq.out_free[half];
+    }
+    const long long cyc = x->shape_cyc[em][en][ek];
+    long long eff = x->slow > 1.0 ? (long long)ceil((double)cyc * x->slow) : cyc;
+    if (x->sram_walk) { /* the bank model the cycle engine uses, once per shape */
+        if (x->shape_sram[em][en][ek] < 0)
+            x->shape_sram[em][en][ek] = mx_cycle_tile_sram_stall(x->c, x->fa, x->fb, m, n, k);
+        eff = cyc + mx_llmax(0, x->shape_sram[em][en][ek]);
+    }
+    w->sram_stall += eff - cyc;
+    w->pure_compute += cyc;
+    w->end2 = w->end1;
+    w->end1 = start + eff;
+    walk_store(x, w, mi, ni, ki, m, n, k);
+}
+
+/* After the walk: the drain of the last stores, the RQU's floor, and the
+ * counters and DRAM energy into s. */
+static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
+{
+    const mx_arch_config *c = x->c;
     tile_ctr_add(s, &w->ctr);
     long long total = w->end1;
     if (!c->ideal_memory && w->wq.n > 0) {
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
-                                                       (use_probes ? c->dram_cal.write_latency : 0));
+                                                       (x->use_probes ? c->dram_cal.write_latency : 0));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -1352,7 +1313,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     }
     /* The GEMM also lasts at least the RQU's whole work (outputs and second
      * copies at its rate); a shortfall beyond that adds cycles. */
-    long long rqu_elems = M * N + s->requant_elements;
+    long long rqu_elems = x->g->M * x->g->N + s->requant_elements;
     s->stall[MX_STALL_RQU] = w->rqu_stall;
     if (!c->ideal_memory && !c->scalesim_compat) {
         long long rqu_cyc = mx_cdiv(rqu_elems, c->rqu_elements_per_cycle);
@@ -1366,12 +1327,12 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     s->compute_cycles = w->pure_compute - (c->scalesim_compat ? 1 : 0);
     s->stall[MX_STALL_DRAM] = w->dram_stall;
     s->stall[MX_STALL_SRAM] = w->sram_stall;
-    mx_arch_gemm_counts(c, fa, fb, g, tl, s);
+    mx_arch_gemm_counts(c, x->fa, x->fb, x->g, x->tl, s);
     if (c->dram_model && c->dram_cal.valid && !c->ideal_memory) { /* estimated from the probes */
         double rd = 0, wr = 0;
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
         s->dram_model = 1;
-        if (use_probes) {
+        if (x->use_probes) {
             s->dram_act = w->probe_act;
             s->dram_ref = dram_refs(c, s->cycles);
             s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_noref_pj_per_cycle +
@@ -1382,9 +1343,99 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                                 (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
         }
     }
+}
+
+/* The analytic engine for a given mapping (the mapper calls it for its
+ * candidates); -1 when its counters overflow 64 bits. */
+static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
+                          const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
+                          mx_stats *s)
+{
+    memset(s, 0, sizeof *s);
+    walk_ctx *x = calloc(1, sizeof *x);
+    if (!x) return -1;
+    x->c = c; x->g = g; x->fa = fa; x->fb = fb; x->fo = fo; x->tl = tl;
+    /* training: second quantized copies (SPEC §4) */
+    const long long extra_bytes = mx_arch_train_copies(c, g, fa, fb, s);
+    x->slow = c->ideal_memory ? 1.0 : sram_slowdown(c, fa, fb);
+    x->ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
+    /* the <= 8 distinct tile shapes (edge or not in each dimension) */
+    x->dims_m[0] = tl->mt; x->dims_m[1] = g->M - (tl->m_tiles - 1) * tl->mt;
+    x->dims_n[0] = tl->nt; x->dims_n[1] = g->N - (tl->n_tiles - 1) * tl->nt;
+    x->dims_k[0] = tl->kt; x->dims_k[1] = g->K - (tl->k_tiles - 1) * tl->kt;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 2; k++) {
+                x->shape_cyc[i][j][k] = mx_tile_compute_cycles(c, x->dims_m[i], x->dims_n[j], x->dims_k[k]);
+                x->shape_sram[i][j][k] = -1;
+            }
+    x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
+    x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
+    x->rs = ref_sched_of(c, x->use_probes);
+    /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
+     * also in the mapper's fast cost: it ranks mappings by the traffic the
+     * engines count (narrow tile rows and MX scale rows round up to bursts:
+     * up to 30% more than the operand bytes) */
+    x->burst_exact = !c->ideal_memory && !c->scalesim_compat;
+    memset(x->bm.bursts, 0xff, sizeof x->bm.bursts);
+    x->bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64;
+    const long long nouts = tl->m_tiles * tl->n_tiles, rqu_extra_elems = s->requant_elements;
+    x->extra_per_out = nouts ? extra_bytes / nouts : 0;
+    x->extra_rem = extra_bytes - x->extra_per_out * nouts;
+    x->rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
+    x->rqu_extra_rem = rqu_extra_elems - x->rqu_extra_per_out * nouts;
+
+    /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
+     * half t%2, free once tile t-2 has computed; reads have priority on the
+     * DRAM channel, output writes fill its idle cycles, and what is left when
+     * compute ends is the drain stall. */
+    walk_state ws;
+    memset(&ws, 0, sizeof ws);
+    walk_state *w = &ws;
+    long long last_a = -1, last_b = -1;
+    const long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
+     * level have the same shapes and the same operand reuse */
+    walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
+    if (ff) walk_ff_reset(&ff[0]);
+    for (long long oi = 0; oi < outer_n; oi++) {
+        if (ff && outer_n >= WALK_FF_MIN) {
+            long long before = oi;
+            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &x->rs) != 0) goto overflow;
+            if (oi != before) { /* the last tile of the iteration before the new oi */
+                tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
+                         &last_a, &last_b);
+            }
+        }
+        if (ff) walk_ff_reset(&ff[1]);
+        for (long long ii = 0; ii < inner_n; ii++) {
+            if (ff && inner_n >= WALK_FF_MIN) {
+                long long before = ii;
+                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &x->rs) != 0) goto overflow;
+                if (ii != before) {
+                    tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
+                }
+            }
+            const long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
+            if (ff) walk_ff_reset(&ff[2]);
+            for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
+                if (ff && tl->k_tiles >= WALK_FF_MIN) {
+                    long long before = ki;
+                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &x->rs) != 0) goto overflow;
+                    if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
+                }
+                walk_tile(x, w, mi, ni, ki, &last_a, &last_b);
+            }
+        }
+    }
+    free(ff);
+    walk_finish(x, w, s);
+    free(x);
     return 0;
 overflow:
     free(ff);
+    free(x);
     return -1;
 }
 

@@ -326,16 +326,307 @@ static int port_init(const mx_arch_config *c, mem_port *p, char *err, size_t err
     return 0;
 }
 
-int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
-                             mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
-{
-    if (c->ideal_memory) { /* no memory to step: the fold model is the whole story */
-        if (mx_arch_gemm_analytic(c, g, s, err, errlen) != 0) return -1;
-        return 0;
-    }
-    memset(s, 0, sizeof *s);
+/* One GEMM on the cycle engine: the constant context (config, formats,
+ * tiling, operand layout) and everything the event loop carries. */
+typedef struct {
+    const mx_arch_config *c;
+    const mx_gemm *g;
+    mx_stats *s;
+    mx_cycle_tile *rec;
+    long long cap;
     mx_operand_fmt fa, fb, fo;
-    if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
+    tile_walk w;
+    long long ntiles, nouts;
+    mem_port port;
+    uint64_t burst;
+    mx_dma_matrix ma, mb, mo;  /* operand layout (mx_dma.h) */
+    uint64_t copies_base;      /* second copies: whole bursts after the operands */
+    long long extra_per_out, extra_rem, rqu_extra_elems, rqu_extra_per_out;
+    stall_memo *memo;
+    /* per tile shape (edge or not in m, n, k): fold cycles, bank stalls and
+     * the drain path's start-to-done (-2 not yet computed, -1 not on that path) */
+    long long shape_stall[2][2][2], shape_cyc[2][2][2], shape_done[2][2][2];
+    load_slot loads[LOAD_SLOTS];
+    store_slot stores[STORE_SLOTS];
+    long long ld;              /* next tile whose load is issued             */
+    int ld_active;             /* its stream is set up                        */
+    mx_dma_stream ld_st[2];    /* A and B streams of tile ld                  */
+    int ld_which;
+    long long cp;              /* next tile to compute                        */
+    long long ends[3];         /* compute end of tiles t-1, t-2 (ring by t % 3) */
+    long long end_prev, pure, stall_dram, stall_sram, stall_rqu;
+    long long st_head, st_tail; /* stores: [head, tail) in the ring           */
+    long long out_free[2];     /* output half free from (accelerator cycle)   */
+    int out_free_known[2];
+    long long rqu_free, last_write_done, last_rqu_end;
+    uint64_t read_bursts[2], write_bursts, copy_bursts;
+} cycle_run;
+
+/* A finished output tile's store: its RQU end (on the drain path, fold by
+ * fold as the RTL, when the RQU keeps up with the array; else after the
+ * tile), then its DMA stream (the tile and its share of second copies). */
+static void cycle_queue_store(cycle_run *r, const tile_info *ti, long long start, long long end, long long sst)
+{
+    const mx_arch_config *c = r->c;
+    const mx_tiling *tl = &r->w.tl;
+    const int em = ti->mi == tl->m_tiles - 1, en = ti->ni == tl->n_tiles - 1, ek = ti->last_k;
+    store_slot *ss = &r->stores[r->st_tail % STORE_SLOTS];
+    memset(ss, 0, sizeof *ss);
+    ss->out_idx = ti->out_idx;
+    long long elems = ti->m * ti->n + r->rqu_extra_per_out +
+                      (ti->out_idx == r->nouts - 1 ? r->rqu_extra_elems - r->rqu_extra_per_out * r->nouts : 0);
+    if (r->shape_done[em][en][ek] == -2)
+        r->shape_done[em][en][ek] = c->rqu_elements_per_cycle >= c->rows * c->cols
+                                        ? mx_cycle_tile_done(c, ti->m, ti->n, ti->k) : -1;
+    long long done = r->shape_done[em][en][ek];
+    if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
+        long long extra = elems - ti->m * ti->n; /* second copies after the tile */
+        ss->rqu_end = mx_llmax(start + sst + done, r->rqu_free) +
+                      (extra > 0 ? mx_cdiv(extra, c->rqu_elements_per_cycle) : 0);
+    } else {
+        long long rs = mx_llmax(end, r->rqu_free);
+        ss->rqu_end = rs + mx_cdiv(elems, c->rqu_elements_per_cycle);
+    }
+    r->rqu_free = ss->rqu_end;
+    r->last_rqu_end = ss->rqu_end;
+    if (r->cp < r->cap && r->rec) r->rec[r->cp].rqu_end = ss->rqu_end;
+    ss->avail = ss->rqu_end;
+    mx_dma_stream_init(&ss->st, r->burst);
+    mx_dma_stream_add_tile(&ss->st, &r->mo, ti->mi * tl->mt, ti->m, ti->ni * tl->nt, ti->n);
+    long long xb = r->extra_per_out + (ti->out_idx == r->nouts - 1 ? r->extra_rem : 0);
+    if (xb > 0) {
+        mx_dma_stream_add_linear(&ss->st, r->copies_base, (uint64_t)xb);
+        r->copy_bursts += ((uint64_t)xb + r->burst - 1) / r->burst;
+        r->copies_base = align_up(r->copies_base + (uint64_t)xb, r->burst);
+    }
+    r->st_tail++;
+}
+
+/* Compute: tile cp once its load is in and its output half is free.
+ * 1 when it started, 0 when it waits, -1 out of memory. */
+static int cycle_compute(cycle_run *r)
+{
+    const mx_arch_config *c = r->c;
+    const mx_tiling *tl = &r->w.tl;
+    load_slot *ls = &r->loads[r->cp % LOAD_SLOTS];
+    if (!(r->cp < r->ntiles && r->st_tail - r->st_head < STORE_SLOTS && ls->tile == r->cp && ls->all_issued &&
+          ls->outstanding == 0))
+        return 0;
+    tile_info ti;
+    tile_at(&r->w, r->cp, &ti);
+    int half = (int)(ti.out_idx % 2);
+    if (ti.first_k && !r->out_free_known[half]) return 0;
+    long long ready = ls->max_done >= 0 ? mem_to_acc(&r->port, ls->max_done) : 0;
+    long long need_half = ti.first_k ? r->out_free[half] : 0;
+    long long start = mx_llmax(r->end_prev, mx_llmax(ready, need_half));
+    if (start > r->end_prev) {
+        long long wait_load = mx_llmax(0, ready - r->end_prev);
+        long long wait_out = start - r->end_prev - wait_load;
+        r->stall_dram += wait_load;
+        if (wait_out > 0) { /* held by the RQU up to its end, then by DRAM writes */
+            long long by_rqu = mx_llmax(0, mx_llmin(start, r->last_rqu_end) - mx_llmax(r->end_prev, ready));
+            if (by_rqu > wait_out) by_rqu = wait_out;
+            r->stall_rqu += by_rqu;
+            r->stall_dram += wait_out - by_rqu;
+        }
+    }
+    int em = ti.mi == tl->m_tiles - 1, en = ti.ni == tl->n_tiles - 1, ek = ti.last_k;
+    if (r->shape_stall[em][en][ek] < 0)
+        r->shape_stall[em][en][ek] = tile_sram_stall(c, r->memo, &r->fa, &r->fb, ti.m, ti.n, ti.k);
+    long long cyc = r->shape_cyc[em][en][ek], sst = r->shape_stall[em][en][ek];
+    if (sst < 0) return -1;
+    long long end = start + cyc + sst;
+    r->pure += cyc;
+    r->stall_sram += sst;
+    if (r->cp < r->cap && r->rec) {
+        mx_cycle_tile *t = &r->rec[r->cp];
+        t->m = ti.m; t->n = ti.n; t->k = ti.k;
+        t->load_ready = ready; t->start = start; t->end = end;
+        t->sram_stall = sst;
+        t->rqu_end = -1;
+    }
+    r->ends[r->cp % 3] = end;
+    r->end_prev = end;
+    mx_arch_tile_counts(c, &r->fa, &r->fb, &r->fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, r->s);
+    if (ti.first_k) r->out_free_known[half] = 0; /* held until this output tile is stored */
+    if (ti.last_k) cycle_queue_store(r, &ti, start, end, sst);
+    r->cp++;
+    return 1;
+}
+
+/* Loads: tile ld into half ld % 2 once tile ld - 2 (ld - 1 single-buffered)
+ * computed, burst by burst as the controller takes them.  1 on progress. */
+static int cycle_issue_loads(cycle_run *r)
+{
+    const mx_tiling *tl = &r->w.tl;
+    int progress = 0;
+    while (r->ld < r->ntiles) {
+        long long dep = r->ld - (tl->double_buffer ? 2 : 1);
+        if (r->ld - r->cp >= (tl->double_buffer ? 2 : 1)) break; /* no free half yet */
+        if (dep >= 0 && (dep >= r->cp || acc_to_mem(&r->port, r->ends[dep % 3]) > r->port.now)) break;
+        load_slot *ls = &r->loads[r->ld % LOAD_SLOTS];
+        if (!r->ld_active) {
+            tile_info ti;
+            tile_at(&r->w, r->ld, &ti);
+            memset(ls, 0, sizeof *ls);
+            ls->tile = r->ld;
+            ls->max_done = -1;
+            mx_dma_stream_init(&r->ld_st[0], r->burst);
+            mx_dma_stream_init(&r->ld_st[1], r->burst);
+            if (ti.load_a) mx_dma_stream_add_tile(&r->ld_st[0], &r->ma, ti.mi * tl->mt, ti.m, ti.ki * tl->kt, ti.k);
+            if (ti.load_b) mx_dma_stream_add_tile(&r->ld_st[1], &r->mb, ti.ni * tl->nt, ti.n, ti.ki * tl->kt, ti.k);
+            r->s->sram_write[MX_OP_A] += ti.load_a ? mx_arch_tile_bytes(ti.m, ti.k, r->fa.bits_per_elem) : 0;
+            r->s->sram_write[MX_OP_B] += ti.load_b ? mx_arch_tile_bytes(ti.k, ti.n, r->fb.bits_per_elem) : 0;
+            r->ld_active = 1;
+            r->ld_which = 0;
+        }
+        uint64_t addr;
+        int blocked = 0;
+        while (r->ld_which < 2) {
+            mx_dma_stream save = r->ld_st[r->ld_which];
+            if (!mx_dma_stream_next(&r->ld_st[r->ld_which], &addr)) { r->ld_which++; continue; }
+            if (!mem_can_accept(&r->port, addr, 0)) { r->ld_st[r->ld_which] = save; blocked = 1; break; }
+            mem_add(&r->port, addr, 0, (uint64_t)r->ld);
+            ls->outstanding++;
+            r->read_bursts[r->ld_which]++;
+            progress = 1;
+        }
+        if (blocked) break;
+        ls->all_issued = 1;
+        r->ld_active = 0;
+        r->ld++;
+        progress = 1;
+    }
+    return progress;
+}
+
+/* Stores: oldest first, once the RQU has the codes; a store frees its
+ * output half when its last burst is in the controller.  1 on progress. */
+static int cycle_issue_stores(cycle_run *r, long long now_a)
+{
+    int progress = 0;
+    for (long long si = r->st_head; si < r->st_tail; si++) {
+        store_slot *ss = &r->stores[si % STORE_SLOTS];
+        if (ss->all_issued) continue;
+        if (acc_to_mem(&r->port, ss->avail) > r->port.now) break;
+        uint64_t addr;
+        int blocked = 0;
+        for (;;) {
+            mx_dma_stream save = ss->st;
+            if (!mx_dma_stream_next(&ss->st, &addr)) break;
+            if (!mem_can_accept(&r->port, addr, 1)) { ss->st = save; blocked = 1; break; }
+            mem_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si);
+            ss->outstanding++;
+            r->write_bursts++;
+            progress = 1;
+        }
+        if (blocked) break;
+        ss->all_issued = 1;
+        ss->issued_at = mx_llmax(now_a, ss->avail);
+        int half = (int)(ss->out_idx % 2);
+        r->out_free[half] = ss->issued_at;
+        r->out_free_known[half] = 1;
+        progress = 1;
+    }
+    return progress;
+}
+
+static void cycle_retire_stores(cycle_run *r)
+{
+    while (r->st_head < r->st_tail && r->stores[r->st_head % STORE_SLOTS].all_issued &&
+           r->stores[r->st_head % STORE_SLOTS].outstanding == 0)
+        r->st_head++;
+}
+
+/* Completed requests from the memory.  1 on progress. */
+static int cycle_completions(cycle_run *r)
+{
+    uint64_t id;
+    int wr, progress = 0;
+    long long done;
+    while (mem_pop(&r->port, &id, &wr, &done)) {
+        if (wr) {
+            store_slot *ss = &r->stores[(id & ~(1ull << 62)) % STORE_SLOTS];
+            ss->outstanding--;
+            if (done > r->last_write_done) r->last_write_done = done;
+        } else {
+            load_slot *ls = &r->loads[id % LOAD_SLOTS];
+            ls->outstanding--;
+            if (done > ls->max_done) ls->max_done = done;
+        }
+        progress = 1;
+    }
+    return progress;
+}
+
+/* The next event: the memory's own, a buffer half freed by compute, codes
+ * out of the RQU (memory clocks; LLONG_MAX: none). */
+static long long cycle_next_event(cycle_run *r)
+{
+    const mx_tiling *tl = &r->w.tl;
+    long long next = mem_next_event(&r->port);
+    if (r->ld < r->ntiles) {
+        long long dep = r->ld - (tl->double_buffer ? 2 : 1);
+        if (dep >= 0 && dep < r->cp) {
+            long long t = acc_to_mem(&r->port, r->ends[dep % 3]);
+            if (t > r->port.now) next = mx_llmin(next, t);
+        }
+    }
+    for (long long si = r->st_head; si < r->st_tail; si++) {
+        store_slot *ss = &r->stores[si % STORE_SLOTS];
+        if (!ss->all_issued) {
+            long long t = acc_to_mem(&r->port, ss->avail);
+            if (t > r->port.now) next = mx_llmin(next, t);
+            break;
+        }
+    }
+    return next;
+}
+
+/* The totals into s: cycles (the last store or RQU end if later than the
+ * last compute: the drain), stalls, counters, the DMA's bursts, the DRAM
+ * model's commands and energy up to the end. */
+static void cycle_finish(cycle_run *r)
+{
+    mx_stats *s = r->s;
+    long long total = r->end_prev;
+    long long wr_end = mem_to_acc(&r->port, r->last_write_done);
+    long long tail = mx_llmax(wr_end, r->last_rqu_end);
+    if (tail > total) {
+        s->stall[MX_STALL_DRAIN] = tail - total;
+        total = tail;
+    }
+    s->cycles = total;
+    s->compute_cycles = r->pure;
+    s->stall[MX_STALL_DRAM] = r->stall_dram;
+    s->stall[MX_STALL_SRAM] = r->stall_sram;
+    s->stall[MX_STALL_RQU] = r->stall_rqu;
+    mx_arch_gemm_counts(r->c, &r->fa, &r->fb, r->g, &r->w.tl, s);
+    /* what the DMA moved, in whole bursts */
+    s->dram_read[MX_OP_A] = (long long)(r->read_bursts[0] * r->burst);
+    s->dram_read[MX_OP_B] = (long long)(r->read_bursts[1] * r->burst);
+    s->dram_write[MX_OP_OUT] = (long long)((r->write_bursts - r->copy_bursts) * r->burst);
+    if (r->port.d) {
+        mem_advance(&r->port, acc_to_mem(&r->port, total)); /* background energy up to the end */
+        mx_dram_stats ds;
+        mx_dram_get_stats(r->port.d, &ds);
+        s->dram_model = 1;
+        s->dram_act = (long long)ds.act;
+        s->dram_pre = (long long)ds.pre;
+        s->dram_ref = (long long)ds.ref;
+        s->dram_row_hits = (long long)ds.row_hits;
+        s->dram_row_misses = (long long)ds.row_misses;
+        s->dram_energy_pj = ds.energy_total_pj;
+    }
+}
+
+/* Sets up the run: formats, the length check, tiling, memory port, operand
+ * layout, second copies, shape tables.  0, or -1 with err set. */
+static int cycle_setup(cycle_run *r, char *err, size_t errlen)
+{
+    const mx_arch_config *c = r->c;
+    const mx_gemm *g = r->g;
+    if (mx_arch_gemm_formats(c, g, &r->fa, &r->fb, &r->fo, err, errlen) != 0) return -1;
     const long long M = g->M, N = g->N, K = g->K;
     /* the engine steps every burst: refuse what would run for hours (the
      * array alone needs M*N*K / (R*C*L) cycles; ~4e7 cycles/s simulated) */
@@ -345,294 +636,87 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
                        "GEMM '%s' (%lldx%lldx%lld) needs at least %.3g cycles: too long for the cycle engine "
                        "(limit %.0e); use --engine analytic",
                        g->name, M, N, K, min_cycles, (double)MX_CYCLE_MAX_CYCLES);
-    tile_walk w;
-    memset(&w, 0, sizeof w);
-    w.c = c;
-    if (mx_arch_tiling(c, &fa, &fb, M, N, K, &w.tl, err, errlen) != 0) return -1;
-    const mx_tiling *tl = &w.tl;
-    w.dims_m[0] = tl->mt; w.dims_m[1] = M - (tl->m_tiles - 1) * tl->mt;
-    w.dims_n[0] = tl->nt; w.dims_n[1] = N - (tl->n_tiles - 1) * tl->nt;
-    w.dims_k[0] = tl->kt; w.dims_k[1] = K - (tl->k_tiles - 1) * tl->kt;
-    w.outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
-    w.inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
-    w.ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
-    const long long ntiles = w.ntiles, nouts = tl->m_tiles * tl->n_tiles;
-
+    tile_walk *w = &r->w;
+    w->c = c;
+    if (mx_arch_tiling(c, &r->fa, &r->fb, M, N, K, &w->tl, err, errlen) != 0) return -1;
+    const mx_tiling *tl = &w->tl;
+    w->dims_m[0] = tl->mt; w->dims_m[1] = M - (tl->m_tiles - 1) * tl->mt;
+    w->dims_n[0] = tl->nt; w->dims_n[1] = N - (tl->n_tiles - 1) * tl->nt;
+    w->dims_k[0] = tl->kt; w->dims_k[1] = K - (tl->k_tiles - 1) * tl->kt;
+    w->outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+    w->inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    w->ntiles = tl->m_tiles * tl->n_tiles * tl->k_tiles;
+    r->ntiles = w->ntiles;
+    r->nouts = tl->m_tiles * tl->n_tiles;
     /* second copies: their bytes (dram_write of A and B) are written as
      * whole bursts at the end of each output tile's store */
-    long long extra_bytes = mx_arch_train_copies(c, g, &fa, &fb, s);
-
-    mem_port port;
-    if (port_init(c, &port, err, errlen) != 0) return -1;
-    const uint64_t burst = port.burst;
-
-    /* operand layout (mx_dma.h) */
+    long long extra_bytes = mx_arch_train_copies(c, g, &r->fa, &r->fb, r->s);
+    if (port_init(c, &r->port, err, errlen) != 0) return -1;
+    r->burst = r->port.burst;
     uint64_t base = 0;
-    mx_dma_matrix ma, mb, mo;
-    matrix_layout(c, &fa, M, K, &base, &ma);
-    matrix_layout(c, &fb, N, K, &base, &mb);
-    matrix_layout(c, &fo, M, N, &base, &mo);
-    uint64_t copies_base = base;
-    long long extra_per_out = nouts ? extra_bytes / nouts : 0, extra_rem = extra_bytes - extra_per_out * nouts;
-    long long rqu_extra_elems = s->requant_elements;
-    long long rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
-
-    stall_memo *memo = calloc(1, sizeof *memo);
-    if (!memo) { mx_dram_free(port.d); return mx_fail(err, errlen, "out of memory"); }
-    /* per tile shape (edge or not in m, n, k): fold cycles, bank stalls and the
-     * drain path's start-to-done (-2 not yet computed, -1 not on that path) */
-    long long shape_stall[2][2][2], shape_cyc[2][2][2], shape_done[2][2][2];
+    matrix_layout(c, &r->fa, M, K, &base, &r->ma);
+    matrix_layout(c, &r->fb, N, K, &base, &r->mb);
+    matrix_layout(c, &r->fo, M, N, &base, &r->mo);
+    r->copies_base = base;
+    r->extra_per_out = r->nouts ? extra_bytes / r->nouts : 0;
+    r->extra_rem = extra_bytes - r->extra_per_out * r->nouts;
+    r->rqu_extra_elems = r->s->requant_elements;
+    r->rqu_extra_per_out = r->nouts ? r->rqu_extra_elems / r->nouts : 0;
+    r->memo = calloc(1, sizeof *r->memo);
+    if (!r->memo) return mx_fail(err, errlen, "out of memory");
     for (int i = 0; i < 2; i++)
         for (int j = 0; j < 2; j++)
             for (int k = 0; k < 2; k++) {
-                shape_stall[i][j][k] = -1;
-                shape_done[i][j][k] = -2;
-                shape_cyc[i][j][k] = mx_tile_compute_cycles(c, w.dims_m[i], w.dims_n[j], w.dims_k[k]);
+                r->shape_stall[i][j][k] = -1;
+                r->shape_done[i][j][k] = -2;
+                r->shape_cyc[i][j][k] = mx_tile_compute_cycles(c, w->dims_m[i], w->dims_n[j], w->dims_k[k]);
             }
+    r->out_free_known[0] = r->out_free_known[1] = 1;
+    return 0;
+}
 
-    load_slot loads[LOAD_SLOTS];
-    store_slot stores[STORE_SLOTS];
-    memset(loads, 0, sizeof loads);
-    memset(stores, 0, sizeof stores);
-    long long ld = 0;          /* next tile whose load is issued             */
-    int ld_active = 0;         /* its stream is set up                        */
-    mx_dma_stream ld_st[2];    /* A and B streams of tile ld                  */
-    int ld_which = 0;
-    long long cp = 0;          /* next tile to compute                        */
-    long long ends[3] = {0, 0, 0}; /* compute end of tiles t-1, t-2 (ring by t % 3) */
-    long long end_prev = 0, pure = 0, stall_dram = 0, stall_sram = 0, stall_rqu = 0;
-    long long st_head = 0, st_tail = 0; /* stores: [head, tail) in the ring    */
-    long long out_free[2] = {0, 0};     /* output half free from (accelerator cycle) */
-    int out_free_known[2] = {1, 1};
-    long long rqu_free = 0, last_write_done = 0, last_rqu_end = 0;
-    uint64_t read_bursts[2] = {0, 0}, write_bursts = 0, copy_bursts = 0;
-    int rc = 0;
-
-    for (;;) {
-        long long now_a = mem_to_acc(&port, port.now);
+int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                             mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
+{
+    if (c->ideal_memory) { /* no memory to step: the fold model is the whole story */
+        if (mx_arch_gemm_analytic(c, g, s, err, errlen) != 0) return -1;
+        return 0;
+    }
+    memset(s, 0, sizeof *s);
+    cycle_run *r = calloc(1, sizeof *r);
+    if (!r) return mx_fail(err, errlen, "out of memory");
+    r->c = c; r->g = g; r->s = s; r->rec = rec; r->cap = cap;
+    int rc = cycle_setup(r, err, errlen);
+    /* the event loop: everything that can happen now, then the next event */
+    while (rc == 0) {
+        const long long now_a = mem_to_acc(&r->port, r->port.now);
         int progress = 1;
-        while (progress) {
-            progress = 0;
-            /* compute: tile cp once its load is in and its output half is free */
-            load_slot *ls = &loads[cp % LOAD_SLOTS];
-            if (cp < ntiles && st_tail - st_head < STORE_SLOTS && ls->tile == cp && ls->all_issued &&
-                ls->outstanding == 0) {
-                tile_info ti;
-                tile_at(&w, cp, &ti);
-                int half = (int)(ti.out_idx % 2);
-                if (!ti.first_k || out_free_known[half]) {
-                    long long ready = ls->max_done >= 0 ? mem_to_acc(&port, ls->max_done) : 0;
-                    long long need_half = ti.first_k ? out_free[half] : 0;
-                    long long start = mx_llmax(end_prev, mx_llmax(ready, need_half));
-                    if (start > end_prev) {
-                        long long wait_load = mx_llmax(0, ready - end_prev);
-                        long long wait_out = start - end_prev - wait_load;
-                        stall_dram += wait_load;
-                        if (wait_out > 0) { /* held by the RQU up to its end, then by DRAM writes */
-                            long long by_rqu = mx_llmax(0, mx_llmin(start, last_rqu_end) - mx_llmax(end_prev, ready));
-                            if (by_rqu > wait_out) by_rqu = wait_out;
-                            stall_rqu += by_rqu;
-                            stall_dram += wait_out - by_rqu;
-                        }
-                    }
-                    int em = ti.mi == tl->m_tiles - 1, en = ti.ni == tl->n_tiles - 1, ek = ti.last_k;
-                    if (shape_stall[em][en][ek] < 0)
-                        shape_stall[em][en][ek] = tile_sram_stall(c, memo, &fa, &fb, ti.m, ti.n, ti.k);
-                    long long cyc = shape_cyc[em][en][ek], sst = shape_stall[em][en][ek];
-                    if (sst < 0) { rc = mx_fail(err, errlen, "out of memory"); goto out; }
-                    long long end = start + cyc + sst;
-                    pure += cyc;
-                    stall_sram += sst;
-                    if (cp < cap && rec) {
-                        rec[cp].m = ti.m; rec[cp].n = ti.n; rec[cp].k = ti.k;
-                        rec[cp].load_ready = ready; rec[cp].start = start; rec[cp].end = end;
-                        rec[cp].sram_stall = sst;
-                        rec[cp].rqu_end = -1;
-                    }
-                    ends[cp % 3] = end;
-                    end_prev = end;
-                    mx_arch_tile_counts(c, &fa, &fb, &fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, s);
-                    if (ti.first_k) out_free_known[half] = 0; /* held until this output tile is stored */
-                    if (ti.last_k) {
-                        store_slot *ss = &stores[st_tail % STORE_SLOTS];
-                        memset(ss, 0, sizeof *ss);
-                        ss->out_idx = ti.out_idx;
-                        long long elems = ti.m * ti.n + rqu_extra_per_out +
-                                          (ti.out_idx == nouts - 1 ? rqu_extra_elems - rqu_extra_per_out * nouts : 0);
-                        if (shape_done[em][en][ek] == -2)
-                            shape_done[em][en][ek] = c->rqu_elements_per_cycle >= c->rows * c->cols
-                                                         ? mx_cycle_tile_done(c, ti.m, ti.n, ti.k) : -1;
-                        long long done = shape_done[em][en][ek];
-                        if (done >= 0) { /* RQU on the drain path, fold by fold (the RTL) */
-                            long long extra = elems - ti.m * ti.n; /* second copies after the tile */
-                            ss->rqu_end = mx_llmax(start + sst + done, rqu_free) +
-                                          (extra > 0 ? mx_cdiv(extra, c->rqu_elements_per_cycle) : 0);
-                        } else {
-                            long long rs = mx_llmax(end, rqu_free);
-                            ss->rqu_end = rs + mx_cdiv(elems, c->rqu_elements_per_cycle);
-                        }
-                        rqu_free = ss->rqu_end;
-                        last_rqu_end = ss->rqu_end;
-                        if (cp < cap && rec) rec[cp].rqu_end = ss->rqu_end;
-                        ss->avail = ss->rqu_end;
-                        mx_dma_stream_init(&ss->st, burst);
-                        mx_dma_stream_add_tile(&ss->st, &mo, ti.mi * tl->mt, ti.m, ti.ni * tl->nt, ti.n);
-                        long long xb = extra_per_out + (ti.out_idx == nouts - 1 ? extra_rem : 0);
-                        if (xb > 0) {
-                            mx_dma_stream_add_linear(&ss->st, copies_base, (uint64_t)xb);
-                            copy_bursts += ((uint64_t)xb + burst - 1) / burst;
-                            copies_base = align_up(copies_base + (uint64_t)xb, burst);
-                        }
-                        st_tail++;
-                    }
-                    cp++;
-                    progress = 1;
-                }
-            }
-            /* loads: tile ld into half ld % 2 once tile ld - 2 (ld - 1 single-buffered) computed */
-            while (ld < ntiles) {
-                long long dep = ld - (tl->double_buffer ? 2 : 1);
-                if (ld - cp >= (tl->double_buffer ? 2 : 1)) break; /* no free half yet */
-                if (dep >= 0 && (dep >= cp || acc_to_mem(&port, ends[dep % 3]) > port.now)) break;
-                load_slot *ls = &loads[ld % LOAD_SLOTS];
-                if (!ld_active) {
-                    tile_info ti;
-                    tile_at(&w, ld, &ti);
-                    memset(ls, 0, sizeof *ls);
-                    ls->tile = ld;
-                    ls->max_done = -1;
-                    mx_dma_stream_init(&ld_st[0], burst);
-                    mx_dma_stream_init(&ld_st[1], burst);
-                    if (ti.load_a) mx_dma_stream_add_tile(&ld_st[0], &ma, ti.mi * tl->mt, ti.m, ti.ki * tl->kt, ti.k);
-                    if (ti.load_b) mx_dma_stream_add_tile(&ld_st[1], &mb, ti.ni * tl->nt, ti.n, ti.ki * tl->kt, ti.k);
-                    s->sram_write[MX_OP_A] += ti.load_a ? mx_arch_tile_bytes(ti.m, ti.k, fa.bits_per_elem) : 0;
-                    s->sram_write[MX_OP_B] += ti.load_b ? mx_arch_tile_bytes(ti.k, ti.n, fb.bits_per_elem) : 0;
-                    ld_active = 1;
-                    ld_which = 0;
-                }
-                uint64_t addr;
-                int blocked = 0;
-                while (ld_which < 2) {
-                    mx_dma_stream save = ld_st[ld_which];
-                    if (!mx_dma_stream_next(&ld_st[ld_which], &addr)) { ld_which++; continue; }
-                    if (!mem_can_accept(&port, addr, 0)) { ld_st[ld_which] = save; blocked = 1; break; }
-                    mem_add(&port, addr, 0, (uint64_t)ld);
-                    ls->outstanding++;
-                    read_bursts[ld_which]++;
-                    progress = 1;
-                }
-                if (blocked) break;
-                ls->all_issued = 1;
-                ld_active = 0;
-                ld++;
-                progress = 1;
-            }
-            /* stores: oldest first, once the RQU has the codes */
-            for (long long si = st_head; si < st_tail; si++) {
-                store_slot *ss = &stores[si % STORE_SLOTS];
-                if (ss->all_issued) continue;
-                if (acc_to_mem(&port, ss->avail) > port.now) break;
-                uint64_t addr;
-                int blocked = 0;
-                for (;;) {
-                    mx_dma_stream save = ss->st;
-                    if (!mx_dma_stream_next(&ss->st, &addr)) break;
-                    if (!mem_can_accept(&port, addr, 1)) { ss->st = save; blocked = 1; break; }
-                    mem_add(&port, addr, 1, (1ull << 62) | (uint64_t)si);
-                    ss->outstanding++;
-                    write_bursts++;
-                    progress = 1;
-                }
-                if (blocked) break;
-                ss->all_issued = 1;
-                ss->issued_at = mx_llmax(now_a, ss->avail);
-                int half = (int)(ss->out_idx % 2);
-                out_free[half] = ss->issued_at;
-                out_free_known[half] = 1;
-                progress = 1;
-            }
-            while (st_head < st_tail && stores[st_head % STORE_SLOTS].all_issued &&
-                   stores[st_head % STORE_SLOTS].outstanding == 0)
-                st_head++;
-            /* completions */
-            uint64_t id;
-            int wr;
-            long long done;
-            while (mem_pop(&port, &id, &wr, &done)) {
-                if (wr) {
-                    store_slot *ss = &stores[(id & ~(1ull << 62)) % STORE_SLOTS];
-                    ss->outstanding--;
-                    if (done > last_write_done) last_write_done = done;
-                } else {
-                    load_slot *ls = &loads[id % LOAD_SLOTS];
-                    ls->outstanding--;
-                    if (done > ls->max_done) ls->max_done = done;
-                }
-                progress = 1;
-            }
-            while (st_head < st_tail && stores[st_head % STORE_SLOTS].all_issued &&
-                   stores[st_head % STORE_SLOTS].outstanding == 0)
-                st_head++;
+        while (progress && rc == 0) {
+            const int cps = cycle_compute(r);
+            if (cps < 0) { rc = mx_fail(err, errlen, "out of memory"); break; }
+            progress = cps;
+            progress |= cycle_issue_loads(r);
+            progress |= cycle_issue_stores(r, now_a);
+            cycle_retire_stores(r);
+            progress |= cycle_completions(r);
+            cycle_retire_stores(r);
         }
-        if (cp == ntiles && ld == ntiles && st_head == st_tail) break;
-        /* next event: the memory's own, a buffer half freed by compute, codes out of the RQU */
-        long long next = mem_next_event(&port);
-        if (ld < ntiles) {
-            long long dep = ld - (tl->double_buffer ? 2 : 1);
-            if (dep >= 0 && dep < cp) {
-                long long t = acc_to_mem(&port, ends[dep % 3]);
-                if (t > port.now) next = mx_llmin(next, t);
-            }
+        if (rc != 0) break;
+        if (r->cp == r->ntiles && r->ld == r->ntiles && r->st_head == r->st_tail) {
+            cycle_finish(r);
+            break;
         }
-        for (long long si = st_head; si < st_tail; si++) {
-            store_slot *ss = &stores[si % STORE_SLOTS];
-            if (!ss->all_issued) {
-                long long t = acc_to_mem(&port, ss->avail);
-                if (t > port.now) next = mx_llmin(next, t);
-                break;
-            }
-        }
+        const long long next = cycle_next_event(r);
         if (next == LLONG_MAX) {
             rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld (internal error)",
-                      g->name, cp, ntiles);
-            goto out;
+                         g->name, r->cp, r->ntiles);
+            break;
         }
-        mem_advance(&port, next);
+        mem_advance(&r->port, next);
     }
-    {
-        long long total = end_prev;
-        long long wr_end = mem_to_acc(&port, last_write_done);
-        long long tail = mx_llmax(wr_end, last_rqu_end);
-        if (tail > total) {
-            s->stall[MX_STALL_DRAIN] = tail - total;
-            total = tail;
-        }
-        s->cycles = total;
-        s->compute_cycles = pure;
-        s->stall[MX_STALL_DRAM] = stall_dram;
-        s->stall[MX_STALL_SRAM] = stall_sram;
-        s->stall[MX_STALL_RQU] = stall_rqu;
-        mx_arch_gemm_counts(c, &fa, &fb, g, tl, s);
-        /* what the DMA moved, in whole bursts */
-        s->dram_read[MX_OP_A] = (long long)(read_bursts[0] * burst);
-        s->dram_read[MX_OP_B] = (long long)(read_bursts[1] * burst);
-        s->dram_write[MX_OP_OUT] = (long long)((write_bursts - copy_bursts) * burst);
-        if (port.d) {
-            mem_advance(&port, acc_to_mem(&port, total)); /* background energy up to the end */
-            mx_dram_stats ds;
-            mx_dram_get_stats(port.d, &ds);
-            s->dram_model = 1;
-            s->dram_act = (long long)ds.act;
-            s->dram_pre = (long long)ds.pre;
-            s->dram_ref = (long long)ds.ref;
-            s->dram_row_hits = (long long)ds.row_hits;
-            s->dram_row_misses = (long long)ds.row_misses;
-            s->dram_energy_pj = ds.energy_total_pj;
-        }
-    }
-out:
-    free(memo);
-    mx_dram_free(port.d);
+    free(r->memo);
+    mx_dram_free(r->port.d);
+    free(r);
     return rc;
 }
 

@@ -328,6 +328,97 @@ static int quantize_rows_par(const mx_arch_config *c, const mx_operand_fmt *f, i
     return rc;
 }
 
+/* MXSF mode pairs from the codes: per k, (#wide A in column k)(#wide B in
+ * row k) etc.  An operand that is not MXSF has one significand width: all
+ * its elements count as one side ("wide" at its own sig_bits), so with one
+ * MXSF operand the MACs split into MXSF-wide x other and MXSF-narrow x
+ * other, as the timing mode's count_muls does with the configured fraction.
+ * s->mul[wa][wb] (wa >= wb) replaced; 0, or -1 out of memory. */
+static int count_mode_pairs(const mx_operand_fmt *fa, const mx_operand_fmt *fb, const uint16_t *ac,
+                            const uint16_t *bc, long long nr, long long nc, long long K, mx_stats *s)
+{
+    const int bits_a[2] = {fa->sig_bits, fa->fp5_sig_bits}, bits_b[2] = {fb->sig_bits, fb->fp5_sig_bits};
+    double cnt[2][2] = {{0, 0}, {0, 0}}; /* [A wide/narrow][B wide/narrow] */
+    /* wide elements per k, counted row by row (integers: the same
+     * doubles as the column-wise count) */
+    long long *wka = calloc((size_t)K, sizeof *wka), *wkb = calloc((size_t)K, sizeof *wkb);
+    if (!wka || !wkb) { free(wka); free(wkb); return -1; }
+    if (fa->is_mxsf)
+        for (long long i = 0; i < nr; i++)
+            for (long long k = 0; k < K; k++) wka[k] += ((ac[i * K + k] >> 5) & 3) != 0;
+    if (fb->is_mxsf)
+        for (long long j = 0; j < nc; j++)
+            for (long long k = 0; k < K; k++) wkb[k] += ((bc[j * K + k] >> 5) & 3) != 0;
+    for (long long k = 0; k < K; k++) {
+        double wa = nr, wb = nc;
+        if (fa->is_mxsf) wa = (double)wka[k];
+        if (fb->is_mxsf) wb = (double)wkb[k];
+        cnt[0][0] += wa * wb;
+        cnt[0][1] += wa * (nc - wb);
+        cnt[1][0] += (nr - wa) * wb;
+        cnt[1][1] += (nr - wa) * (nc - wb);
+    }
+    free(wka);
+    free(wkb);
+    double tot = cnt[0][0] + cnt[0][1] + cnt[1][0] + cnt[1][1], macs = (double)s->macs;
+    for (int a = 0; a <= MX_SIG_MAX; a++)
+        for (int b = 0; b <= MX_SIG_MAX; b++) s->mul[a][b] = 0;
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            if (cnt[i][j] == 0) continue;
+            int w1 = bits_a[i], w2 = bits_b[j];
+            if (w1 < w2) { int t = w1; w1 = w2; w2 = t; }
+            s->mul[w1][w2] += macs * cnt[i][j] / tot;
+        }
+    return 0;
+}
+
+/* The operand formats and the PE configuration of a GEMM's functional run
+ * (*unit_scale: plain FP8/INT8 operands with scales of 2^0).  0; 1 when the
+ * pair has no PE format (timed only, message in err); -1 on error. */
+static int func_pe_config(const mx_arch_config *c, const mx_gemm *g, mx_operand_fmt *fa, mx_operand_fmt *fb,
+                          mx_pe_config *pc, int *unit_scale, char *err, size_t errlen)
+{
+    const char *an = g->a_format[0] ? g->a_format : c->a_format;
+    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
+    mx_operand_fmt_resolve(c, an, fa);
+    mx_operand_fmt_resolve(c, bn, fb);
+    mx_pe_fmt pf, pfb;
+    /* mxsf_bN names carry their own FP5 bias */
+    int b5a = fa->is_mxsf ? fa->elem.fp5_bias : c->mxsf_fp5_bias;
+    int b5b = fb->is_mxsf ? fb->elem.fp5_bias : c->mxsf_fp5_bias;
+    const char *pan = fa->is_mxsf ? "mxsf" : an, *pbn = fb->is_mxsf ? "mxsf" : bn;
+    /* The PE takes a format per operand (mx_pe_config.fmt / fmt_b), but:
+     * both operands MX block formats or both plain unit-scale ones (one scale
+     * scheme per PE), BF16 only with BF16, and one FP5 bias per PE (two MXSF
+     * operands must agree).  Other pairs are timed only. */
+    if (mx_pe_fmt_parse(pan, &pf) != 0 || mx_pe_fmt_parse(pbn, &pfb) != 0 ||
+        ((pf == MX_PE_BF16 || pfb == MX_PE_BF16) && pf != pfb) || fa->is_mx != fb->is_mx ||
+        (fa->is_mxsf && fb->is_mxsf && b5a != b5b)) {
+        if (err && errlen)
+            snprintf(err, errlen, "GEMM '%s' (line %d): A %s x B %s has no PE format pair; timing only",
+                     g->name, g->line, an, bn);
+        return 1;
+    }
+    if (c->tile_rows > 0 && c->tile_rows != c->tile_cols && fa->is_mx)
+        return efail(err, errlen, "GEMM '%s': functional mode needs square tiles (format.tile)", g->name);
+    mx_pe_config_default(pf, pc);
+    pc->fmt_b = pfb;
+    pc->lanes = c->lanes;
+    pc->block = c->tile_rows > 0 ? c->tile_cols : c->block_size;
+    pc->align_width = c->align_width;
+    pc->fp5_bias = fa->is_mxsf ? b5a : b5b; /* whichever operand is MXSF */
+    /* plain (per-tensor, unit-scale) FP8/INT8 operands: scales of 2^0 */
+    *unit_scale = !fa->is_mx && pf != MX_PE_BF16;
+    if (*unit_scale && pc->block % pc->lanes) pc->block = pc->lanes;
+    char perr[200];
+    if (mx_pe_config_check(pc, perr, sizeof perr) != 0) {
+        if (err && errlen) snprintf(err, errlen, "GEMM '%s': PE config: %s", g->name, perr);
+        return -1;
+    }
+    return 0;
+}
+
 int mx_arch_gemm_functional(const mx_arch_config *c, const mx_gemm *g, const mx_func_data *d,
                             mx_stats *s, uint32_t *out, char *err, size_t errlen)
 {
@@ -344,44 +435,10 @@ int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const 
     if (threads > MAX_THREADS) threads = MAX_THREADS;
     if (mx_arch_gemm_timing(c, g, s, err, errlen) != 0) return -1;
     mx_operand_fmt fa, fb;
-    const char *an = g->a_format[0] ? g->a_format : c->a_format;
-    const char *bn = g->b_format[0] ? g->b_format : c->b_format;
-    mx_operand_fmt_resolve(c, an, &fa);
-    mx_operand_fmt_resolve(c, bn, &fb);
-    mx_pe_fmt pf, pfb;
-    /* mxsf_bN names carry their own FP5 bias */
-    int b5a = fa.is_mxsf ? fa.elem.fp5_bias : c->mxsf_fp5_bias;
-    int b5b = fb.is_mxsf ? fb.elem.fp5_bias : c->mxsf_fp5_bias;
-    const char *pan = fa.is_mxsf ? "mxsf" : an, *pbn = fb.is_mxsf ? "mxsf" : bn;
-    /* The PE takes a format per operand (mx_pe_config.fmt / fmt_b), but:
-     * both operands MX block formats or both plain unit-scale ones (one scale
-     * scheme per PE), BF16 only with BF16, and one FP5 bias per PE (two MXSF
-     * operands must agree).  Other pairs are timed only. */
-    if (mx_pe_fmt_parse(pan, &pf) != 0 || mx_pe_fmt_parse(pbn, &pfb) != 0 ||
-        ((pf == MX_PE_BF16 || pfb == MX_PE_BF16) && pf != pfb) || fa.is_mx != fb.is_mx ||
-        (fa.is_mxsf && fb.is_mxsf && b5a != b5b)) {
-        if (err && errlen)
-            snprintf(err, errlen, "GEMM '%s' (line %d): A %s x B %s has no PE format pair; timing only",
-                     g->name, g->line, an, bn);
-        return 1;
-    }
-    if (c->tile_rows > 0 && c->tile_rows != c->tile_cols && fa.is_mx)
-        return efail(err, errlen, "GEMM '%s': functional mode needs square tiles (format.tile)", g->name);
     mx_pe_config pc;
-    mx_pe_config_default(pf, &pc);
-    pc.fmt_b = pfb;
-    pc.lanes = c->lanes;
-    pc.block = c->tile_rows > 0 ? c->tile_cols : c->block_size;
-    pc.align_width = c->align_width;
-    pc.fp5_bias = fa.is_mxsf ? b5a : b5b; /* whichever operand is MXSF */
-    /* plain (per-tensor, unit-scale) FP8/INT8 operands: scales of 2^0 */
-    const int unit_scale = !fa.is_mx && pf != MX_PE_BF16;
-    if (unit_scale && pc.block % pc.lanes) pc.block = pc.lanes;
-    char perr[200];
-    if (mx_pe_config_check(&pc, perr, sizeof perr) != 0) {
-        if (err && errlen) snprintf(err, errlen, "GEMM '%s': PE config: %s", g->name, perr);
-        return -1;
-    }
+    int unit_scale;
+    const int prc = func_pe_config(c, g, &fa, &fb, &pc, &unit_scale, err, errlen);
+    if (prc != 0) return prc;
     const long long M = g->M, N = g->N, K = g->K;
     /* sample when too large (never with caller data or an output buffer) */
     if (!fa.is_mx) pc.block = unit_scale ? pc.block : c->block_size;
@@ -431,46 +488,9 @@ int mx_arch_gemm_functional_mt(const mx_arch_config *c, const mx_gemm *g, const 
                                  bs, threads, err, errlen) != 0)
         goto done;
 
-    /* MXSF mode pairs from the codes: per k, (#wide A in column k)(#wide B in
-     * row k) etc.  An operand that is not MXSF has one significand width:
-     * all its elements count as one side ("wide" at its own sig_bits), so
-     * with one MXSF operand the MACs split into MXSF-wide x other and
-     * MXSF-narrow x other, as the timing mode's count_muls does with the
-     * configured fraction.  mul[wa][wb] keeps wa >= wb. */
-    if (fa.is_mxsf || fb.is_mxsf) {
-        const int bits_a[2] = {fa.sig_bits, fa.fp5_sig_bits}, bits_b[2] = {fb.sig_bits, fb.fp5_sig_bits};
-        double cnt[2][2] = {{0, 0}, {0, 0}}; /* [A wide/narrow][B wide/narrow] */
-        /* wide elements per k, counted row by row (integers: the same
-         * doubles as the column-wise count) */
-        long long *wka = calloc((size_t)K, sizeof *wka), *wkb = calloc((size_t)K, sizeof *wkb);
-        if (!wka || !wkb) { free(wka); free(wkb); efail(err, errlen, "%s: out of memory", g->name); goto done; }
-        if (fa.is_mxsf)
-            for (long long i = 0; i < nr; i++)
-                for (long long k = 0; k < K; k++) wka[k] += ((ac[i * K + k] >> 5) & 3) != 0;
-        if (fb.is_mxsf)
-            for (long long j = 0; j < nc; j++)
-                for (long long k = 0; k < K; k++) wkb[k] += ((bc[j * K + k] >> 5) & 3) != 0;
-        for (long long k = 0; k < K; k++) {
-            double wa = nr, wb = nc;
-            if (fa.is_mxsf) wa = (double)wka[k];
-            if (fb.is_mxsf) wb = (double)wkb[k];
-            cnt[0][0] += wa * wb;
-            cnt[0][1] += wa * (nc - wb);
-            cnt[1][0] += (nr - wa) * wb;
-            cnt[1][1] += (nr - wa) * (nc - wb);
-        }
-        free(wka);
-        free(wkb);
-        double tot = cnt[0][0] + cnt[0][1] + cnt[1][0] + cnt[1][1], macs = (double)s->macs;
-        for (int a = 0; a <= MX_SIG_MAX; a++)
-            for (int b = 0; b <= MX_SIG_MAX; b++) s->mul[a][b] = 0;
-        for (int i = 0; i < 2; i++)
-            for (int j = 0; j < 2; j++) {
-                if (cnt[i][j] == 0) continue;
-                int w1 = bits_a[i], w2 = bits_b[j];
-                if (w1 < w2) { int t = w1; w1 = w2; w2 = t; }
-                s->mul[w1][w2] += macs * cnt[i][j] / tot;
-            }
+    if ((fa.is_mxsf || fb.is_mxsf) && count_mode_pairs(&fa, &fb, ac, bc, nr, nc, K, s) != 0) {
+        efail(err, errlen, "%s: out of memory", g->name);
+        goto done;
     }
 
     /* outputs tile by tile as the array computes them; partial sums chain

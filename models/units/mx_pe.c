@@ -4,6 +4,7 @@
  */
 #include "units/mx_pe.h"
 #include "units/mx_decode.h"
+#include "units/mx_pe_format.h"
 #include "units/mx_mul.h"
 #include "units/mx_align.h"
 #include "units/mx_addtree.h"
@@ -14,29 +15,31 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const fmt_names[MX_PE_NFMT] = {"mxsf", "e4m3", "e5m2", "e2m5", "int8", "bf16"};
-
 const char *mx_pe_fmt_name(mx_pe_fmt f)
 {
-    return (unsigned)f < MX_PE_NFMT ? fmt_names[f] : "?";
+    const mx_pe_format *pf = mx_pe_format_of(f);
+    return pf ? pf->name : "?";
 }
 
+/* A PE format by its name, its block-scaled storage name (mxfp8_e4m3) or its
+ * element's name (fp8_e4m3: unit-scale operands), from the format table. */
 int mx_pe_fmt_parse(const char *s, mx_pe_fmt *out)
 {
-    static const struct { const char *name; mx_pe_fmt f; } alias[] = {
-        {"mxfp8_e4m3", MX_PE_E4M3}, {"fp8_e4m3", MX_PE_E4M3},
-        {"mxfp8_e5m2", MX_PE_E5M2}, {"fp8_e5m2", MX_PE_E5M2},
-        {"mxfp8_e2m5", MX_PE_E2M5}, {"fp8_e2m5", MX_PE_E2M5},
-        {"mxint8", MX_PE_INT8},
-    };
-    for (int i = 0; i < MX_PE_NFMT; i++)
-        if (!strcmp(s, fmt_names[i])) { *out = (mx_pe_fmt)i; return 0; }
-    for (size_t i = 0; i < sizeof alias / sizeof alias[0]; i++)
-        if (!strcmp(s, alias[i].name)) { *out = alias[i].f; return 0; }
+    for (int i = 0; i < MX_PE_NFMT; i++) {
+        const mx_pe_format *pf = mx_pe_format_of((mx_pe_fmt)i);
+        if (!strcmp(s, pf->name) || !strcmp(s, pf->mx_name) || (pf->elem_name && !strcmp(s, pf->elem_name))) {
+            *out = (mx_pe_fmt)i;
+            return 0;
+        }
+    }
     return -1;
 }
 
-int mx_pe_code_bits(mx_pe_fmt f) { return f == MX_PE_BF16 ? 16 : 8; }
+int mx_pe_code_bits(mx_pe_fmt f)
+{
+    const mx_pe_format *pf = mx_pe_format_of(f);
+    return pf ? pf->code_bits : 8;
+}
 
 void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg)
 {

@@ -4,24 +4,26 @@
  */
 #include "units/mx_requant.h"
 #include "units/mx_pe.h"
+#include "units/mx_pe_format.h"
 #include "formats/mx_format.h"
 
-static int elem_format(int fmt, int b5, mx_format *f)
+/* The element format of the datapath format fmt (table units/mx_pe_format.h;
+ * a code outside the table re-quantizes as MXSF, as the RTL's default
+ * branch does: formats are checked where they enter). */
+static const mx_pe_format *elem_format(int fmt, int b5, mx_format *f)
 {
-    switch (fmt) {
-    case MX_PE_E4M3: return mx_format_lookup("fp8_e4m3", f);
-    case MX_PE_E5M2: return mx_format_lookup("fp8_e5m2", f);
-    case MX_PE_E2M5: return mx_format_lookup("fp8_e2m5", f);
-    case MX_PE_INT8: return mx_format_lookup("int8", f);
-    default:         return mx_format_mxsf(b5, f);
-    }
+    const mx_pe_format *pf = mx_pe_format_of((mx_pe_fmt)fmt);
+    if (!pf || !pf->requant) pf = mx_pe_format_of(MX_PE_MXSF);
+    if (pf->elem_name) mx_format_lookup(pf->elem_name, f);
+    else mx_format_mxsf(b5, f);
+    return pf;
 }
 
 void mx_requant_comb(int n, const mx_requant_in *in, mx_requant_out *out)
 {
     mx_format f;
     const mx_encode_opts rne_sat = {MX_ROUND_EVEN, MX_OVERFLOW_SATURATE, 0};
-    elem_format(in->fmt_i, in->fp5_bias_i, &f);
+    const mx_pe_format *pf = elem_format(in->fmt_i, in->fp5_bias_i, &f);
     uint32_t amax = 0;
     int bad = 0;
     for (int i = 0; i < n; i++) { /* max tree: magnitudes compare as integers */
@@ -31,7 +33,7 @@ void mx_requant_comb(int n, const mx_requant_in *in, mx_requant_out *out)
     }
     out->amax_o = amax;
     if (bad) {
-        uint8_t nc = in->fmt_i == MX_PE_E4M3 ? 0x7F : in->fmt_i == MX_PE_E5M2 ? 0x7E : 0;
+        const uint8_t nc = pf->nan_code;
         out->scale_o = 0xFF;
         for (int i = 0; i < n; i++) out->codes_o[i] = nc;
         return;

@@ -12,28 +12,35 @@
 extern "C" {
 #include "formats/mx_block.h"
 #include "stats/mx_dist.h"
+#include "units/mx_pe_format.h"
 #include "units/mx_requant.h"
 }
 
-static const char *const mx_names[MX_PE_NFMT] = {"mxsf", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "bf16"};
-static const char *const plain_names[MX_PE_NFMT] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8", "bf16"};
-
+/* Names from the datapath format table (units/mx_pe_format.h): the block-
+ * scaled storage name (mxfp8_e4m3) or, for unit-scale operands, the
+ * element's (fp8_e4m3; MXSF has none). */
 const char *mx_sc_fmt_arch_name(mx_pe_fmt f, bool scaled)
 {
-    if ((unsigned)f >= MX_PE_NFMT) return "?";
-    return scaled ? mx_names[f] : plain_names[f];
+    const mx_pe_format *pf = mx_pe_format_of(f);
+    if (!pf) return "?";
+    return scaled || !pf->elem_name ? pf->mx_name : pf->elem_name;
 }
 
 int mx_sc_fmt_from_name(const char *name, mx_pe_fmt *f, bool *scaled)
 {
     for (int i = 0; i < MX_PE_NFMT; i++) {
-        if (!strcmp(name, mx_names[i])) { *f = (mx_pe_fmt)i; *scaled = i != MX_PE_BF16; return 0; }
-        if (i != MX_PE_MXSF && !strcmp(name, plain_names[i])) { *f = (mx_pe_fmt)i; *scaled = false; return 0; }
+        const mx_pe_format *pf = mx_pe_format_of((mx_pe_fmt)i);
+        if (!strcmp(name, pf->mx_name)) { *f = (mx_pe_fmt)i; *scaled = pf->block_scaled != 0; return 0; }
+        if (pf->elem_name && !strcmp(name, pf->elem_name)) { *f = (mx_pe_fmt)i; *scaled = false; return 0; }
     }
     return -1;
 }
 
-int mx_sc_code_bytes(mx_pe_fmt f) { return f == MX_PE_BF16 ? 2 : 1; }
+int mx_sc_code_bytes(mx_pe_fmt f)
+{
+    const mx_pe_format *pf = mx_pe_format_of(f);
+    return pf ? pf->code_bits / 8 : 1;
+}
 
 static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
 

@@ -1,8 +1,9 @@
 /*
  * mx_ref_dot.c — exact reference for mx_pe_dot (see mx_ref_dot.h).
  */
-#include "units/mx_ref_dot.h"
+#include "mx_ref_dot.h"
 #include "formats/mx_format.h"
+#include "units/mx_pe_format.h"
 
 #include <math.h>
 #include <string.h>
@@ -152,9 +153,10 @@ static ref_elem ref_decode(const mx_format *f, uint32_t code)
 /* The format library's element format for a PE format (MXSF with the PE's b5). */
 static int ref_format(mx_pe_fmt fmt, int fp5_bias, mx_format *f)
 {
-    static const char *const names[MX_PE_NFMT] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8", "bf16"};
-    if (fmt == MX_PE_MXSF) return mx_format_mxsf(fp5_bias, f);
-    return mx_format_lookup(names[fmt], f);
+    const mx_pe_format *pf = mx_pe_format_of(fmt);
+    if (!pf) return -1;
+    if (!pf->elem_name) return mx_format_mxsf(fp5_bias, f);
+    return mx_format_lookup(pf->elem_name, f);
 }
 
 uint32_t mx_ref_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8_t *a_scales,

@@ -1,5 +1,7 @@
 /*
- * mx_decode.c — code -> exact value, straight from the layout.
+ * mx_code_value.c — code -> exact value (mx_decode), straight from the layout.
+ * (Named apart from units/mx_decode.c, the datapath decode unit: the
+ * library holds no two members of one name.)
  */
 #include "formats/mx_format.h"
 
