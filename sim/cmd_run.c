@@ -19,6 +19,7 @@
 #include "formats/mx_format.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -806,6 +807,69 @@ static int write_reports(const char *dir, const run_opts *o, const mx_trace *tr,
     return 0;
 }
 
+/* One config's side of a comparison: what differs between configs is each
+ * one's own (array, lanes, buffers, DRAM, formats), never the first's. */
+static json_t *compare_side(const run_opts *o, const char *config_path, const run_result *r)
+{
+    json_t *j = json_object(), *e = json_object();
+    json_object_set_new(j, "config", json_string(config_path));
+    json_object_set_new(j, "name", json_string(r->cfg.name));
+    json_object_set_new(j, "report", json_sprintf("%s/report.json", r->cfg.name));
+    json_object_set_new(j, "cycles", json_integer(r->total.cycles));
+    json_object_set_new(j, "energy_pj", json_real(r->total.energy_total_pj));
+    for (int i = 0; i < MX_E_NCOMP; i++) json_object_set_new(e, mx_energy_comp_name((mx_energy_comp)i), json_real(r->total.energy_pj[i]));
+    json_object_set_new(j, "energy_by_component_pj", e);
+    json_object_set_new(j, "array", json_sprintf("%dx%d", r->cfg.rows, r->cfg.cols));
+    json_object_set_new(j, "lanes", json_integer(r->cfg.lanes));
+    json_object_set_new(j, "buffers_kib", json_pack("{s:f,s:f,s:f}", "a", r->cfg.sram[0].kib, "b", r->cfg.sram[1].kib, "out", r->cfg.sram[2].kib));
+    json_object_set_new(j, "dram", json_string(r->cfg.dram_model ? r->cfg.dram.name : "channel"));
+    json_object_set_new(j, "formats", json_pack("{s:s,s:s,s:s}", "a", r->cfg.a_format, "b", r->cfg.b_format, "out", r->cfg.out_format));
+    json_object_set_new(j, "energy_table", json_string(r->energy.path));
+    json_object_set_new(j, "engine", json_string(mx_engine_name(r->cfg.engine)));
+    (void)o;
+    return j;
+}
+
+/* OUTDIR/compare.json: the comparison's ratios and each side's assumptions
+ * (what was only on stdout), through a temporary and a rename.  0 or 2. */
+static int write_compare(const run_opts *o, const run_result *a, const run_result *b)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/compare.json", o->outdir);
+    snprintf(tmp, sizeof tmp, "%s/.compare.json.tmp", o->outdir);
+    json_t *j = json_object(), *rat = json_object();
+    json_object_set_new(j, "mxsim_version", json_string(mxsim_version()));
+    json_object_set_new(j, "trace", json_string(o->trace_path));
+    json_object_set_new(j, "mode", json_string(o->functional ? "functional" : "timing"));
+    json_t *ov = json_array();
+    for (int i = 0; i < o->nsets; i++) json_array_append_new(ov, json_string(o->sets[i]));
+    json_object_set_new(j, "overrides", ov); /* applied to both configs */
+    json_object_set_new(j, "a", compare_side(o, o->config_path, a));
+    json_object_set_new(j, "b", compare_side(o, o->compare_path, b));
+    const mx_stats *x = &a->total, *y = &b->total;
+    double core_x = 0, core_y = 0;
+    for (int i = MX_E_MUL; i <= MX_E_SCALE; i++) { core_x += x->energy_pj[i]; core_y += y->energy_pj[i]; }
+    json_object_set_new(rat, "energy", json_real(x->energy_total_pj / y->energy_total_pj));
+    json_object_set_new(rat, "cycles", json_real((double)x->cycles / (double)y->cycles));
+    json_object_set_new(rat, "pe_datapath_energy", json_real(core_x / core_y));
+    json_object_set_new(rat, "on_chip_energy", json_real((x->energy_total_pj - x->energy_pj[MX_E_DRAM]) /
+                                                         (y->energy_total_pj - y->energy_pj[MX_E_DRAM])));
+    json_t *bc = json_object();
+    for (int i = 0; i < MX_E_NCOMP; i++)
+        json_object_set_new(bc, mx_energy_comp_name((mx_energy_comp)i),
+                            y->energy_pj[i] > 0 ? json_real(x->energy_pj[i] / y->energy_pj[i]) : json_null());
+    json_object_set_new(rat, "energy_by_component", bc);
+    json_object_set_new(j, "ratios_a_over_b", rat);
+    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && rename(tmp, path) == 0;
+    json_decref(j);
+    if (!ok) {
+        remove(tmp);
+        mx_print_error("mxsim run", "cannot write '%s': %s", path, strerror(errno));
+        return 2;
+    }
+    return 0;
+}
+
 static void print_comparison(const run_result *a, const run_result *b)
 {
     const mx_stats *x = &a->total, *y = &b->total;
@@ -939,6 +1003,7 @@ int mxsim_cmd_run(int argc, char **argv)
                     ob.config_path = o.compare_path;
                     rc = write_reports(d, &ob, &tr, &b);
                 }
+                if (!rc) rc = write_compare(&o, &a, &b);
             } else {
                 rc = write_reports(o.outdir, &o, &tr, &a);
             }

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <glob.h>
+#include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
@@ -144,4 +145,45 @@ TEST(ConfigDump, RunReportCarriesOverridesAndResolvedConfig)
     unlink((out + "/report.json").c_str());
     unlink((out + "/report.csv").c_str());
     rmdir(out.c_str());
+}
+
+// run --compare -o: OUTDIR/compare.json holds the ratios (equal to the two
+// report.json totals' ratios, read here) and each config's own array, lanes,
+// buffers, DRAM and formats (two configs that differ in all of them).
+TEST(ConfigDump, CompareJsonHasBothSidesAndTheRatios)
+{
+    clitest::TempDir t;
+    std::string small = t.file("small.yaml"), out = t.file("o");
+    std::ofstream(small) << "name: small\narch: {rows: 8, cols: 4, lanes: 4}\nformat: {a: bf16, b: bf16, out: bf16, tile: none}\n"
+                         << "memory: {dram: none, sram_a: {kib: 64}}\nenergy: {table: " << SRC << "/configs/energy/horowitz45.yaml}\n";
+    auto r = clitest::run_mxsim(t, {"run", "-c", SRC + "/configs/mxsf.yaml", "--compare", small, "-t", SRC + "/traces/tiny_train.csv",
+                                    "--no-sensitivity", "-q", "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string c = clitest::read_text(out + "/compare.json");
+    auto total = [](const std::string &js, const char *key) {
+        size_t p = js.find("\"total\"");
+        p = js.find(std::string("\"") + key + "\": ", p);
+        return p == std::string::npos ? -1.0 : atof(js.c_str() + p + strlen(key) + 4);
+    };
+    std::string ja = clitest::read_text(out + "/mxsf/report.json"), jb = clitest::read_text(out + "/small/report.json");
+    double ea = total(ja, "energy_pj"), eb = total(jb, "energy_pj"), ca = total(ja, "cycles"), cb = total(jb, "cycles");
+    ASSERT_GT(eb, 0);
+    size_t rp = c.find("\"ratios_a_over_b\"");
+    ASSERT_NE(rp, std::string::npos) << c;
+    double re = atof(c.c_str() + c.find("\"energy\": ", rp) + 10), rc = atof(c.c_str() + c.find("\"cycles\": ", rp) + 10);
+    EXPECT_NEAR(re, ea / eb, 1e-9 * ea / eb);
+    EXPECT_NEAR(rc, ca / cb, 1e-12);
+    size_t b = c.find("\"b\": {");
+    ASSERT_NE(b, std::string::npos);
+    std::string sa = c.substr(0, b), sb = c.substr(b);
+    EXPECT_NE(sa.find("\"array\": \"32x32\""), std::string::npos);
+    EXPECT_NE(sb.find("\"array\": \"8x4\""), std::string::npos) << sb;
+    EXPECT_NE(sb.find("\"lanes\": 4"), std::string::npos);
+    EXPECT_NE(sb.find("\"a\": 64.0"), std::string::npos);
+    EXPECT_NE(sa.find("\"dram\": \"hbm2\""), std::string::npos) << sa;
+    EXPECT_NE(sb.find("\"dram\": \"channel\""), std::string::npos);
+    EXPECT_NE(sb.find("\"a\": \"bf16\""), std::string::npos);
+    EXPECT_NE(sb.find("\"report\": \"small/report.json\""), std::string::npos);
+    (void)!system(("rm -rf " + clitest::quote(out)).c_str());
+    unlink(small.c_str());
 }
