@@ -241,6 +241,42 @@ static void gemm_error(const run_opts *o, const char *config_path, const mx_gemm
 
 static int mkdir_p(const char *dir);
 
+/* -o before any simulation: the deepest existing ancestor of OUTDIR must be a
+ * writable directory (nothing is created here: bad input leaves nothing).  0 or 2. */
+static int outdir_check(const char *dir)
+{
+    char p[4096];
+    struct stat st;
+    if (!dir) return 0;
+    if (!dir[0] || strlen(dir) >= sizeof p - 8) {
+        mx_print_error("mxsim run", "option '-o': bad directory name '%s'", dir);
+        return 2;
+    }
+    snprintf(p, sizeof p, "%s", dir);
+    for (;;) {
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                mx_print_error("mxsim run", "option '-o': cannot create directory '%s': '%s' is not a directory", dir, p);
+                return 2;
+            }
+            if (access(p, W_OK | X_OK) != 0) {
+                mx_print_error("mxsim run", "option '-o': cannot create directory '%s': '%s' is not writable", dir, p);
+                return 2;
+            }
+            return 0;
+        }
+        if (errno != ENOENT) {
+            mx_print_error("mxsim run", "option '-o': cannot create directory '%s': %s", dir, strerror(errno));
+            return 2;
+        }
+        char *slash = strrchr(p, '/');
+        while (slash && slash > p && slash[1] == 0) { *slash = 0; slash = strrchr(p, '/'); } /* trailing '/' */
+        if (!slash) strcpy(p, ".");
+        else if (slash == p) p[1] = 0;
+        else *slash = 0;
+    }
+}
+
 /* ---- --dump DIR ---------------------------------------------------------- */
 
 static int dump_cmp(const void *x, const void *y)
@@ -981,6 +1017,7 @@ int mxsim_cmd_run(int argc, char **argv)
         return 2;
     }
     rc = dump_check(&o, &tr);
+    if (!rc) rc = outdir_check(o.outdir);
     if (!rc) rc = simulate(&o, o.config_path, &tr, &a);
     if (!rc && o.compare_path) rc = simulate(&o, o.compare_path, &tr, &b);
     if (!rc) {

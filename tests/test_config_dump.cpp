@@ -187,3 +187,23 @@ TEST(ConfigDump, CompareJsonHasBothSidesAndTheRatios)
     (void)!system(("rm -rf " + clitest::quote(out)).c_str());
     unlink(small.c_str());
 }
+
+// -o into a place that cannot hold a directory fails before the simulation:
+// no table on stdout, one line naming -o, nothing created.
+TEST(ConfigDump, RunOutUnwritableFailsBeforeSimulating)
+{
+    clitest::TempDir t;
+    std::ofstream(t.file("file")) << "x";
+    for (std::string bad : {t.file("file") + "/sub", t.file("file")}) { // (root writes anywhere: no permission case)
+        auto r = clitest::run_mxsim(t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "-o", bad});
+        EXPECT_EQ(r.status, 2) << bad;
+        EXPECT_EQ(r.out, "") << "simulated first: " << r.out.substr(0, 200);
+        EXPECT_NE(r.err.find("option '-o'"), std::string::npos) << r.err;
+    }
+    auto ok = clitest::run_mxsim(t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "-q", "-o",
+                                     t.file("new/deeper/")});
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    EXPECT_TRUE(clitest::exists(t.file("new/deeper/report.json")));
+    (void)!system(("rm -rf " + clitest::quote(t.file("new"))).c_str());
+    unlink(t.file("file").c_str());
+}
