@@ -13,14 +13,27 @@ COSIM_DIR    := $(BUILD)/cosim
 VL_ROOT      := $(or $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null),/usr/share/verilator)
 VL_INC       := $(VL_ROOT)/include
 # The datapath units (other RTL in rtl/, e.g. the array, has its own rules).
-RTL_SRC      := rtl/mx_pkg.sv $(addprefix rtl/,$(addsuffix .sv,mx_decode mx_mul mx_align mx_addtree \
+# RTL_DIR: where they are read from (the mutation runs, tests/cosim/mutants.sh,
+# point it at a planted copy instead of editing rtl/).
+RTL_DIR      ?= rtl
+RTL_SRC      := $(RTL_DIR)/mx_pkg.sv $(addprefix $(RTL_DIR)/,$(addsuffix .sv,mx_decode mx_mul mx_align mx_addtree \
                 mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe))
 RTL_UNITS    := mx_decode mx_mul mx_align mx_addtree mx_fp32_round mx_fp32_add mx_accum mx_requant mx_pe mx_pe_area
 # Parameters of the co-simulated models (must match sim/cosim/cosim_units.cpp).
 COSIM_LANES   := 8
 COSIM_ALIGN_W := 32
 COSIM_VL_OPT  := -O1
-VL_FLAGS     := --cc --trace-fst -Wall -Irtl --x-assign fast --x-initial fast
+VL_FLAGS     := --cc --trace-fst -Wall -I$(RTL_DIR) --x-assign fast --x-initial fast
+# COV=1 (`make coverage`, mk/coverage.mk, in its own build directory): line and
+# toggle coverage in every co-simulated model except the fault-injected PE
+# (it exists to fail); the harness writes each model's counts at the end of a
+# run into $MXSIM_COSIM_COVERAGE_DIR.  -fno-merge-cond -fno-split -fno-combine:
+# with them on, Verilator 5.006 moves a branch's counter away from its
+# statement (mx_requant's `amax` max loop and `code > maxc` saturation were
+# counted against the values after the loop/assignment: 0 hits although
+# both run); -O0 would fix it too but renames the PE's public registers.
+VL_COV       := $(if $(COV),--coverage-line --coverage-toggle -fno-merge-cond -fno-split -fno-combine)
+VM_COV_DEF   := -DVM_COVERAGE=$(if $(COV),1,0)
 # SAN=1 (the cosim-san build in $(BUILD)/san): the Verilated models, the
 # Verilator runtime, the harness and the C core with ASan + UBSan, except:
 # Verilator 5.006's own code is not UBSan-clean: the models' __Trace
@@ -48,17 +61,17 @@ flags_mx_pe_l4    := -GLANES=4 -GALIGN_W=$(COSIM_ALIGN_W)
 define VMODEL
 $(COSIM_DIR)/$(1)/V$(1)__ALL.a: $(RTL_SRC) mk/cosim.mk
 	@mkdir -p $(COSIM_DIR)/$(1)
-	$(VERILATOR) $(VL_FLAGS) $(VL_SANFLAGS) $(flags_$(1)) --top-module $(or $(top_$(1)),$(1)) --prefix V$(1) \
+	$(VERILATOR) $(VL_FLAGS) $(VL_SANFLAGS) $(if $(filter mx_pe_fault,$(1)),,$(VL_COV)) $(flags_$(1)) --top-module $(or $(top_$(1)),$(1)) --prefix V$(1) \
 	  -Mdir $(COSIM_DIR)/$(1) $(RTL_SRC)
 	+$(MAKE) -s -C $(COSIM_DIR)/$(1) -f V$(1).mk V$(1)__ALL.a OPT_FAST=$(COSIM_VL_OPT) OPT_SLOW=-O0 OPT_GLOBAL=-O1
 endef
 $(foreach m,$(COSIM_MODELS),$(eval $(call VMODEL,$(m))))
 
 COSIM_LIBS := $(foreach m,$(COSIM_MODELS),$(COSIM_DIR)/$(m)/V$(m)__ALL.a)
-VL_RT_SRC  := verilated.cpp verilated_fst_c.cpp verilated_threads.cpp
+VL_RT_SRC  := verilated.cpp verilated_fst_c.cpp verilated_threads.cpp $(if $(COV),verilated_cov.cpp)
 VL_RT_OBJ  := $(VL_RT_SRC:%.cpp=$(COSIM_DIR)/rt/%.o)
 VL_CXXFLAGS := -std=c++17 -O1 -isystem $(VL_INC) -isystem $(VL_INC)/vltstd \
-               -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0 -DVL_THREADED=1 $(VL_RT_SAN)
+               -DVM_TRACE=1 -DVM_TRACE_FST=1 $(VM_COV_DEF) -DVM_SC=0 -DVL_THREADED=1 $(VL_RT_SAN)
 
 $(COSIM_DIR)/rt/%.o: $(VL_INC)/%.cpp mk/cosim.mk
 	@mkdir -p $(dir $@)
@@ -68,7 +81,7 @@ COSIM_SRC := $(sort $(wildcard sim/cosim/*.cpp))
 COSIM_OBJ := $(COSIM_SRC:%.cpp=$(COSIM_DIR)/obj/%.o)
 COSIM_CXXFLAGS := -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim -isystem $(VL_INC) \
                   -isystem $(VL_INC)/vltstd $(foreach m,$(COSIM_MODELS),-isystem $(COSIM_DIR)/$(m)) \
-                  -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0 -MMD -MP $(SANFLAGS)
+                  -DVM_TRACE=1 -DVM_TRACE_FST=1 $(VM_COV_DEF) -DVM_SC=0 -MMD -MP $(SANFLAGS)
 
 $(COSIM_DIR)/obj/%.o: %.cpp $(COSIM_LIBS)
 	@mkdir -p $(dir $@)

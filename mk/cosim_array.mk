@@ -1,10 +1,13 @@
 # mk/cosim_array.mk — whole-GEMM co-simulation of rtl/mx_array_ctrl.sv (the
 # descriptor-driven controller + mx_array + re-quantizing output stage):
 # build/mxsim-cosim-array (`make cosim-array`, part of `make test`), the
-# array benchmark (`make bench-array`, 4x4 and 16x16 at L = 8) and the array's
-# synthesis (`make area-array`, yosys generic cells, 2x2 L = 2).
-# One Verilator build per array size (-G parameters), cached under
-# build/cosim_array/vl_RxCxL; tests use 4x4 L = 4 with -O1.
+# array benchmark (`make bench-array`, 4x4, 8x8 and 16x16 at L = 8) and the
+# array's synthesis (`make area-array`, yosys generic cells, 2x2 L = 2).
+# One Verilator build per array size (-G parameters), by generic pattern rules
+# (any RxCxL, also run by `mxsim cosim --level array` on demand), cached
+# under build/cosim_array/vl_RxCxL (vlb_RxCxL: bench, no tracing); the
+# regression uses 4x4 L = 4, cosim-array-any 2x3 L = 2.  Changing CA_VLFLAGS
+# or CA_VLOPT does not rebuild cached sizes: rm -rf build/cosim_array.
 
 ifndef CA_DIR  # included by the Makefile and by mk/systemc.mk (whichever comes first)
 CA_DIR    := $(BUILD)/cosim_array
@@ -25,45 +28,85 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 
 .PHONY: cosim-array lint-array area-array
 
-# $(call ca_size,R,C,L,OPT,TRACE): Verilated library and harness binary for one
-# size; TRACE = --trace-fst (waveforms, --fst) or empty (bench builds).
-#   $(CA_DIR)/vl_RxCxL/Vmx_array_ctrl__ALL.a, $(BUILD)/mxsim-cosim-array-RxCxL
-define ca_size
-$(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a: $(CA_RTL)
-	@mkdir -p $(CA_DIR)/vl_$(1)x$(2)x$(3)
-	$(CA_VL) --cc $(5) -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
-	  -GR=$(1) -GC=$(2) -GLANES=$(3) -GALIGN_W=32 --prefix Vmx_array_ctrl -Mdir $(CA_DIR)/vl_$(1)x$(2)x$(3) $(CA_RTL)
-	+$(MAKE) -s -C $(CA_DIR)/vl_$(1)x$(2)x$(3) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a OPT_FAST=$(4) OPT_SLOW=-O0 OPT_GLOBAL=-O1
-
-$(CA_DIR)/obj_$(1)x$(2)x$(3)/%.o: sim/cosim_array/%.cpp $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a
-	@mkdir -p $$(dir $$@)
-	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(CA_DIR)/vl_$(1)x$(2)x$(3) \
-	  $(CA_VLDEF) $(if $(5),,-DCA_NO_TRACE) -DARR_R=$(1) -DARR_C=$(2) -DARR_L=$(3) -MMD -MP $(SANFLAGS) -c $$< -o $$@
-
-$(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
-	@mkdir -p $$(dir $$@)
-	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -MMD -MP $(SANFLAGS) -c $$< -o $$@
-
-$(BUILD)/mxsim-cosim-array-$(1)x$(2)x$(3): $(CA_DIR)/obj_$(1)x$(2)x$(3)/cosim_array_main.o $(CA_DIR)/obj_$(1)x$(2)x$(3)/array_model.o \
-    $(CA_DIR)/obj_$(1)x$(2)x$(3)/mx_sc_gemm.o $(CA_DIR)/vl_$(1)x$(2)x$(3)/Vmx_array_ctrl__ALL.a $(CA_RT_OBJ) \
-    $(CA_SIM_OBJ) $(BUILD)/libmxcore.a
-	$(CXX) $(LDFLAGS) -o $$@ $$^ $(CA_LIBS)
-
--include $$(wildcard $(CA_DIR)/obj_$(1)x$(2)x$(3)/*.d)
+# Any size, on demand (`mxsim cosim --level array` runs `make` with these
+# targets; docs/DECISIONS.md "Array co-simulation of any configuration"): the
+# stem RxCxL of a pattern target is the array's rows, columns and lanes.
+#   $(CA_DIR)/vl_RxCxL/          Verilated model with FST tracing (co-simulation)
+#   $(CA_DIR)/mxsim-cosim-array-RxCxL         harness for that size
+#   $(CA_DIR)/vlb_RxCxL/, $(CA_DIR)/mxsim-cosim-array-bench-RxCxL: no tracing (bench)
+# The same Verilator flags for both (CA_VLFLAGS); C++ of the model at -Os (the
+# 16 x 16 model is instruction-cache bound, docs/SYSTEMC.md).
+ca_dim     = $(word $(2),$(subst x, ,$(1)))
+CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl -GALIGN_W=32 --prefix Vmx_array_ctrl
+CA_VLOPT   ?= OPT_FAST=-Os OPT_SLOW=-O0 OPT_GLOBAL=-O1
+# $(call ca_verilate,DIR,STEM,TRACE)
+define ca_verilate
+	@mkdir -p $(1)
+	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
+	  -Mdir $(1) $(CA_RTL)
+	sh mk/vl_skip_ico.sh $(1)
+	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
+endef
+# $(call ca_harness_cxx,VLDIR,STEM,NOTRACE)
+define ca_harness_cxx
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(1) \
+	  $(CA_VLDEF) $(3) -DARR_R=$(call ca_dim,$(2),1) -DARR_C=$(call ca_dim,$(2),2) -DARR_L=$(call ca_dim,$(2),3) \
+	  -MMD -MP $(SANFLAGS) -c $< -o $@
 endef
 
-$(eval $(call ca_size,4,4,4,-O1,--trace-fst))
-# bench sizes at -Os: the 16 x 16 model's per-instance code (~22 MB) makes it
-# instruction-cache bound; -Os ran it 1.6-1.8x faster than -O1 (docs/SYSTEMC.md)
-$(eval $(call ca_size,4,4,8,-Os,))
-$(eval $(call ca_size,16,16,8,-Os,))
+$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+	$(call ca_verilate,$(CA_DIR)/vl_$*,$*,--trace-fst)
+$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+	$(call ca_verilate,$(CA_DIR)/vlb_$*,$*,)
+
+$(CA_DIR)/obj_%/cosim_array_main.o: sim/cosim_array/cosim_array_main.cpp $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a
+	$(call ca_harness_cxx,$(CA_DIR)/vl_$*,$*,)
+$(CA_DIR)/obj_%/array_model.o: sim/cosim_array/array_model.cpp
+	$(call ca_harness_cxx,$(CA_DIR)/vl_$*,$*,)
+$(CA_DIR)/objb_%/cosim_array_main.o: sim/cosim_array/cosim_array_main.cpp $(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a
+	$(call ca_harness_cxx,$(CA_DIR)/vlb_$*,$*,-DCA_NO_TRACE)
+$(CA_DIR)/objb_%/array_model.o: sim/cosim_array/array_model.cpp
+	$(call ca_harness_cxx,$(CA_DIR)/vlb_$*,$*,-DCA_NO_TRACE)
+
+$(CA_DIR)/common/mx_sc_gemm.o: sim/systemc/mx_sc_gemm.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -MMD -MP $(SANFLAGS) -c $< -o $@
+
+CA_LINK_COMMON := $(CA_DIR)/common/mx_sc_gemm.o $(CA_RT_OBJ) $(CA_SIM_OBJ) $(BUILD)/libmxcore.a
+$(CA_DIR)/mxsim-cosim-array-%: $(CA_DIR)/obj_%/cosim_array_main.o $(CA_DIR)/obj_%/array_model.o \
+    $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a $(CA_LINK_COMMON)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(CA_LIBS)
+$(CA_DIR)/mxsim-cosim-array-bench-%: $(CA_DIR)/objb_%/cosim_array_main.o $(CA_DIR)/objb_%/array_model.o \
+    $(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a $(CA_LINK_COMMON)
+	$(CXX) $(LDFLAGS) -o $@ $^ $(CA_LIBS)
+# intermediate files of the pattern chains stay (they are the cache)
+.PRECIOUS: $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a $(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a $(CA_DIR)/obj_%/cosim_array_main.o \
+  $(CA_DIR)/obj_%/array_model.o $(CA_DIR)/objb_%/cosim_array_main.o $(CA_DIR)/objb_%/array_model.o \
+  $(CA_DIR)/rt/%.o $(CA_DIR)/common/%.o
+
+-include $(wildcard $(CA_DIR)/obj_*/*.d $(CA_DIR)/objb_*/*.d $(CA_DIR)/common/*.d)
 
 $(CA_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(CA_VLCXX) -c $< -o $@
 
-$(BUILD)/mxsim-cosim-array: $(BUILD)/mxsim-cosim-array-4x4x4
+# the regression's size, 4x4 L = 4, also as build/mxsim-cosim-array (make cosim-array)
+$(BUILD)/mxsim-cosim-array: $(CA_DIR)/mxsim-cosim-array-4x4x4
 	cp $< $@
+
+# Array co-simulation speed (`make bench`, through bench-systemc): the
+# Verilated controller + array without tracing, its C++ twin and the C core's
+# values (mx_pe_dot for every output, as array cycles per second) on the same
+# GEMM (tests/systemc/bench_gemm.csv, 64x64x256 MXSF), 4x4, 8x8 and 16x16 at
+# L = 8, one core.  The first run builds the three models (16x16: minutes).
+CA_BENCH_BIN := $(CA_DIR)/mxsim-cosim-array-bench
+.PHONY: bench-array
+bench-array: $(CA_BENCH_BIN)-4x4x8 $(CA_BENCH_BIN)-8x8x8 $(CA_BENCH_BIN)-16x16x8
+	@echo "== bench-array: array RTL co-simulation vs C models, one 64x64x256 MXSF GEMM (tests/systemc/bench_gemm.csv), one core"
+	@$(CA_BENCH_BIN)-4x4x8 -c tests/systemc/bench_4x4_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 10 | grep bench-array
+	@$(CA_BENCH_BIN)-8x8x8 -c tests/systemc/bench_8x8_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 20 | grep bench-array
+	@$(CA_BENCH_BIN)-16x16x8 -c tests/systemc/bench_16x16_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 40 | grep bench-array
 
 # Small and non-square sizes (a 16x16 lint takes minutes on 2 cores; the
 # 16x16 bench build Verilates with -Wall as well).
@@ -109,6 +152,95 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	  if [ $$st -ne 2 ] || [ "$$(wc -l <$(CA_DIR)/baddata.log)" -ne 1 ] || ! grep -q "baddata/npyfwd.fwd.b.npy: .*truncated" $(CA_DIR)/baddata.log; then \
 	    echo "cosim-array: truncated .npy: expected one error line naming the file and exit 2 (got $$st)"; exit 1; fi; \
 	  echo "cosim-array: truncated .npy rejected with exit 2"
+
+# Any configuration's size on demand, through `mxsim cosim --level array`
+# (sim/cmd_cosim.c runs make for BUILD/cosim_array/mxsim-cosim-array-2x3x2 the
+# first time: a Verilator build of about 15 s), and the run bounds, progress
+# and the mismatch report on that size.  tests/systemc/sc_small.csv on 2x3
+# L = 2: ten GEMMs, 2942 cycles + 2 reset cycles each; GEMM 0 'ragged' runs
+# 162 cycles, GEMM 3 is 'wide'.
+CA_ANY := $(CA_DIR)/any
+.PHONY: cosim-array-any
+# (the objects every size links are prerequisites, so that mxsim's own make,
+# running under this one, never builds them at the same time as it)
+cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
+	@rm -rf $(CA_ANY); mkdir -p $(CA_ANY)
+	@# from scratch: the first run builds 2x3 L=2 (a progress line with an estimate), the second finds it built
+	rm -rf $(CA_DIR)/vl_2x3x2 $(CA_DIR)/obj_2x3x2 $(CA_DIR)/mxsim-cosim-array-2x3x2
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 1 --quiet \
+	  >$(CA_ANY)/build.log 2>$(CA_ANY)/build.err || { cat $(CA_ANY)/build.err; exit 1; }
+	@cat $(CA_ANY)/build.err; grep -q "^mxsim cosim: building the Verilated 2x3 array, 2 lanes (once; cached in .*/cosim_array/vl_2x3x2), about [0-9]* s with [0-9]* jobs; log .*/build-2x3x2.log$$" $(CA_ANY)/build.err \
+	  && grep -q "^mxsim cosim: built the Verilated 2x3 array, 2 lanes in [0-9]* s$$" $(CA_ANY)/build.err \
+	  && [ -x $(CA_DIR)/mxsim-cosim-array-2x3x2 ] || { echo "cosim-array-any: on-demand build of 2x3 L=2 not as expected"; exit 1; }
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --progress \
+	  >$(CA_ANY)/run.log 2>$(CA_ANY)/run.err || { cat $(CA_ANY)/run.err; exit 1; }
+	@cat $(CA_ANY)/run.log $(CA_ANY)/run.err
+	@! grep -q "building" $(CA_ANY)/run.err || { echo "cosim-array-any: 2x3 L=2 built twice"; exit 1; }
+	@grep -q "^mxsim-cosim-array: tests/systemc/sc_small.csv, 10 GEMMs, 2x3 array L=2, back-pressure 0.00: RTL == C model, 2942 cycles$$" $(CA_ANY)/run.log \
+	  && grep -q "^progress: GEMM 10 of 10, 2962 cycles, [0-9]* cycles/s" $(CA_ANY)/run.err \
+	  || { echo "cosim-array-any: 2x3 L=2 run or its progress line not as expected"; exit 1; }
+	@# --max-cycles 100: 2 reset cycles + GEMM 0's cycles 0..97, then cut
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --quiet \
+	  --max-cycles 100 >$(CA_ANY)/cut.log
+	@cat $(CA_ANY)/cut.log; grep -q "CUT by --max-cycles 100: GEMM 0 'ragged' (tests/systemc/sc_small.csv:6) stopped at its cycle 98 .*GEMMs 1..9 not run; 0 of 10 GEMMs compared in full$$" $(CA_ANY)/cut.log \
+	  || { echo "cosim-array-any: --max-cycles cut not reported as expected"; exit 1; }
+	@# --gemms 2: 'ragged' and 'square' only; --gemm 3: 'wide' only
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 2 >$(CA_ANY)/gemms.log
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemm 3 >$(CA_ANY)/gemm.log
+	@cat $(CA_ANY)/gemms.log $(CA_ANY)/gemm.log
+	@[ "$$(grep -c ' equal$$' $(CA_ANY)/gemms.log)" = 2 ] && grep -q "^ragged " $(CA_ANY)/gemms.log && grep -q "^square " $(CA_ANY)/gemms.log \
+	  && grep -q "GEMMs 0..1 of 10 run (--gemms)" $(CA_ANY)/gemms.log \
+	  && [ "$$(grep -c ' equal$$' $(CA_ANY)/gemm.log)" = 1 ] && grep -q "^wide  .* start-to-done    250 cycles" $(CA_ANY)/gemm.log \
+	  || { echo "cosim-array-any: --gemms / --gemm ran the wrong GEMMs"; exit 1; }
+	@# --gemm I reruns GEMM I with the stimulus it had in the whole trace, back-pressure included:
+	@# its line (start-to-done 167 here, 162 unthrottled: it depends on the draws) equals the whole run's
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 --backpressure 0.8 >$(CA_ANY)/bp_all.log
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 --backpressure 0.8 --gemm 2 >$(CA_ANY)/bp_one.log
+	@a=$$(grep "^ragged " $(CA_ANY)/bp_all.log); b=$$(grep "^ragged " $(CA_ANY)/bp_one.log); echo "$$a"; \
+	  [ -n "$$a" ] && [ "$$a" = "$$b" ] && ! echo "$$a" | grep -q "start-to-done    162 " \
+	  || { echo "cosim-array-any: --gemm 2 with back-pressure differs from GEMM 2 of the whole run: $$b"; exit 1; }
+	@# a trace index past the end: one line, exit 2
+	@set +e; $(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --gemm 10 \
+	  >/dev/null 2>$(CA_ANY)/bad.log; st=$$?; set -e; cat $(CA_ANY)/bad.log; \
+	  [ $$st -eq 2 ] && [ "$$(wc -l <$(CA_ANY)/bad.log)" -eq 1 ] && grep -q "'--gemm': .*10 GEMMs (0..9), got 10" $(CA_ANY)/bad.log \
+	  || { echo "cosim-array-any: --gemm 10 not refused"; exit 1; }
+	@# fault in PE (1, 2), first hit in GEMM 2 'ragged' of tests/systemc/sc_rerun.csv, with back-pressure:
+	@# caught at that PE, rich report, .gtkw naming only signals of the FST, rerun line reproducing it
+	@set +e; $(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 \
+	  --backpressure 0.5 --fault 1,2 --quiet --fst $(CA_ANY)/fault.fst 2>$(CA_ANY)/fault.log; st=$$?; set -e; cat $(CA_ANY)/fault.log; \
+	  [ $$st -eq 1 ] || { echo "cosim-array-any: fault not caught (exit $$st)"; exit 1; }
+	@grep -q "^MISMATCH cycle [0-9]* (GEMM 2 'ragged', tests/systemc/sc_rerun.csv:6): PE row 1 column 2: PE result (u_pe.out_o) expected 0x[0-9a-f]* actual 0x[0-9a-f]*$$" $(CA_ANY)/fault.log \
+	  && grep -q "^  PE (1, 2) output: C++ twin 0x[0-9a-f]\{8\}, RTL u_pe.out_o 0x[0-9a-f]\{8\}; its output (m, n) = (1, 2) (fold rows 0.., columns 0..): mx_pe_dot 0x" $(CA_ANY)/fault.log \
+	  && grep -q "^  stimulus: GEMM 2 'ragged' 5x7x33 mxsf, operands seeded N(0,1), seed 7 + 2; C\[1\]\[2\]" $(CA_ANY)/fault.log \
+	  && grep -q "^    A row 1 codes: " $(CA_ANY)/fault.log && grep -q "^    B column 2 codes: " $(CA_ANY)/fault.log \
+	  && grep -q "^  rerun: .*mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 --gemm 2 --backpressure 0.5 --fault 1,2 --fst $(CA_ANY)/fault.fst$$" $(CA_ANY)/fault.log \
+	  && grep -q "^  waveform: $(CA_ANY)/fault.fst: GEMM 2 cycles [0-9]*\.\.[0-9]* = times [0-9]*\.\.[0-9]*" $(CA_ANY)/fault.log \
+	  && grep -q "^  gtkwave: $(CA_ANY)/fault.fst.gtkw " $(CA_ANY)/fault.log \
+	  || { echo "cosim-array-any: fault report incomplete"; exit 1; }
+	@# the mismatch report's PE values: RTL = mx_pe_dot, twin = that with bit 0 flipped (the injected fault)
+	@sed -n "s/^  PE (1, 2) output: C++ twin 0x\([0-9a-f]*\), RTL u_pe.out_o 0x\([0-9a-f]*\); .*mx_pe_dot 0x\([0-9a-f]*\)$$/\1 \2 \3/p" $(CA_ANY)/fault.log \
+	  >$(CA_ANY)/pe_vals.txt; set -- $$(cat $(CA_ANY)/pe_vals.txt); \
+	  [ $$# -eq 3 ] && [ "$$2" = "$$3" ] && [ $$(( 0x$$1 ^ 0x$$2 )) -eq 1 ] \
+	  || { echo "cosim-array-any: PE values in the report: want RTL = mx_pe_dot and twin = it with bit 0 flipped"; exit 1; }; \
+	  echo "cosim-array-any: PE (1, 2): RTL 0x$$2 = mx_pe_dot, twin 0x$$1 = bit 0 flipped (the injected fault)"
+	$(CA_DIR)/fst_names $(CA_ANY)/fault.fst >$(CA_ANY)/fst_names.txt
+	@n=0; for s in $$(grep -v '^[[@*-]' $(CA_ANY)/fault.fst.gtkw); do n=$$((n+1)); \
+	  grep -qxF "$$s" $(CA_ANY)/fst_names.txt || { echo "cosim-array-any: $$s in the .gtkw is not in the FST"; exit 1; }; done; \
+	  grep -q "^\[dumpfile\] \"$(abspath $(CA_ANY))/fault.fst\"$$" $(CA_ANY)/fault.fst.gtkw && [ $$n -ge 10 ] \
+	  || { echo "cosim-array-any: .gtkw dumpfile or signal list wrong"; exit 1; }; echo "cosim-array-any: .gtkw: $$n signals, all in the FST"
+	@cmd=$$(sed -n 's/^  rerun: //p' $(CA_ANY)/fault.log | sed 's/--fst [^ ]*$$/--quiet --fst $(subst /,\/,$(CA_ANY))\/rerun.fst/'); \
+	  set +e; $$cmd 2>$(CA_ANY)/rerun.log; st=$$?; set -e; \
+	  [ $$st -eq 1 ] && [ "$$(grep ^MISMATCH $(CA_ANY)/rerun.log)" = "$$(grep ^MISMATCH $(CA_ANY)/fault.log)" ] \
+	  || { echo "cosim-array-any: the rerun line did not reproduce the mismatch"; cat $(CA_ANY)/rerun.log; exit 1; }; \
+	  echo "cosim-array-any: rerun line reproduces: $$(grep ^MISMATCH $(CA_ANY)/rerun.log)"
+cosim-array: cosim-array-any
+
+# FST signal lister (sim/cosim_array/fst_names.c on Verilator's bundled FST reader)
+$(CA_DIR)/fst_names: sim/cosim_array/fst_names.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O1 -g $(WARN) -isystem $(CA_VLROOT)/include/gtkwave -c $< -o $@.o
+	$(CC) -O1 -w -DFST_CONFIG_INCLUDE='"fst_config.h"' -I$(CA_VLROOT)/include/gtkwave -o $@ $@.o \
+	  $(CA_VLROOT)/include/gtkwave/fstapi.c $(CA_VLROOT)/include/gtkwave/lz4.c $(CA_VLROOT)/include/gtkwave/fastlz.c -lz
 
 # Issue 13: each co-simulated tile's start-to-done cycles (start_i to done_o:
 # descriptor, SRAM read, skew, folds, drain, re-quantization) against the

@@ -22,6 +22,13 @@ need libjansson-dev    /usr/include/jansson.h
 need slurm-wlm         /usr/sbin/slurmctld
 need munge             /usr/sbin/munged
 need chromium          /usr/bin/chromium
+# the Python bridge (sim/python/mxsim, mk/python.mk): numpy for the ctypes
+# layer, PyTorch for mxsim.torch, scikit-learn for its bundled digits set
+need python3-numpy     /usr/lib/python3/dist-packages/numpy/__init__.py
+need python3-torch     /usr/lib/python3/dist-packages/torch/__init__.py
+need python3-sklearn   /usr/lib/python3/dist-packages/sklearn/__init__.py
+# `mxsim trace --from-torch` is checked on torchvision's ResNet-50
+need python3-torchvision /usr/lib/python3/dist-packages/torchvision/__init__.py
 # the fuzz harnesses (mk/fuzz.mk): clang 14 and its libFuzzer/sanitizer
 # runtimes, which the clang package only recommends (not installed here)
 need clang             /usr/bin/clang

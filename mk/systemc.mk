@@ -146,12 +146,9 @@ test-systemc-san:
 test-extra:: test-systemc-san
 
 # RTL co-simulation speed (Verilated mx_array_ctrl, cycles/s) next to the C++
-# cycle twin and the C core's values, same GEMM (64x64x256 MXSF), 4x4 and
-# 16x16 arrays at L = 8: one Verilator build per size (mk/cosim_array.mk).
-bench-systemc: $(BUILD)/mxsim-cosim-array-4x4x8 $(BUILD)/mxsim-cosim-array-16x16x8 $(SC_DIR)/mxsim_sc_top
-	@echo "== bench-systemc: array RTL co-simulation vs C models (tests/systemc/bench_gemm.csv)"
-	@$(BUILD)/mxsim-cosim-array-4x4x8 -c tests/systemc/bench_4x4_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 10 | grep bench-array
-	@$(BUILD)/mxsim-cosim-array-16x16x8 -c tests/systemc/bench_16x16_l8.yaml -t tests/systemc/bench_gemm.csv --quiet --repeat 40 | grep bench-array
+# cycle twin and the C core's values, same GEMM (64x64x256 MXSF), 4x4, 8x8 and
+# 16x16 arrays at L = 8: bench-array in mk/cosim_array.mk.
+bench-systemc: bench-array $(SC_DIR)/mxsim_sc_top
 	@# the SystemC platform (example top) on the same GEMM, 4x4 L = 4, each back-end: wall time
 	@for b in c rtl; do t0=$$(date +%s.%N); \
 	  SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_top -c tests/systemc/sc_mxsf.yaml -t tests/systemc/bench_gemm.csv \

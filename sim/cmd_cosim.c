@@ -3,17 +3,40 @@
  * Verilated models live in a separate binary (build/mxsim-cosim, built by
  * `make cosim` from mk/cosim.mk) so that mxsim itself builds quickly; this
  * command execs that sibling with the same arguments.  `--level array` selects
- * the whole-GEMM array co-simulation instead (build/mxsim-cosim-array, built
- * by `make cosim-array` from mk/cosim_array.mk); `--level unit` is the default.
+ * the whole-GEMM array co-simulation instead; `--level unit` is the default.
+ *
+ * Array level, any configuration the RTL implements: the harness is compiled
+ * per array size (rows x cols x lanes, Verilator -G parameters).  mxsim loads
+ * the config, refuses what the RTL cannot do (one line, exit 2), and runs
+ * BUILD/cosim_array/mxsim-cosim-array-RxCxL, where BUILD is the directory of
+ * this mxsim binary.  If that binary is missing or out of date and the source
+ * tree mxsim was built from (MXSIM_SRC_DIR) is present, it is built first by
+ * `make -C SRC BUILD=... BUILD/cosim_array/mxsim-cosim-array-RxCxL` (the
+ * generic pattern rules of mk/cosim_array.mk), once, under a lock, with a
+ * progress line and a time estimate on stderr and make's output in
+ * BUILD/cosim_array/build-RxCxL.log (docs/DECISIONS.md).
  */
 #include "config_yaml.h"
+#include "cosim_array/cosim_opts.h"
 #include "mxsim_cmd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#ifndef MXSIM_SRC_DIR
+#define MXSIM_SRC_DIR ""
+#endif
 
 /* Removes "--level X" / "--level=X" from argv; returns X ("unit" if absent),
  * or NULL when the value is missing. */
@@ -40,9 +63,14 @@ static const char *take_level(int *argc, char **argv)
  * themselves: the config (array level: -c, as mxsim-cosim-array loads it),
  * --fst's directory and --seed.  So bad input is refused the same way
  * whether or not the sibling is built, and before it starts.  0 or 2. */
-static int precheck(int argc, char **argv, int array)
+static int precheck(int argc, char **argv, int array, mx_arch_config *cfg, const char **cpath)
 {
     char err[700];
+    long long count;
+    if (array && argc > 1 && ca_count_option(argv[argc - 1], "1", &count) != 0) {
+        mx_print_error("mxsim cosim", "option '%s': missing value (%s)", argv[argc - 1], ca_count_range(argv[argc - 1]));
+        return 2;
+    }
     for (int i = 1; i + 1 < argc; i++) {
         const char *a = argv[i], *v = argv[i + 1];
         if (!strcmp(a, "--fst")) {
@@ -57,9 +85,14 @@ static int precheck(int argc, char **argv, int array)
                 return 2;
             }
         } else if (array && !strcmp(a, "-c")) {
-            mx_arch_config cfg;
-            if (mx_config_load(v, &cfg, NULL, err, sizeof err) != 0 || mx_config_dram(v, &cfg, err, sizeof err) != 0) {
+            if (mx_config_load(v, cfg, NULL, err, sizeof err) != 0 || mx_config_dram(v, cfg, err, sizeof err) != 0) {
                 mx_print_error("mxsim cosim", "%s", err);
+                return 2;
+            }
+            *cpath = v;
+        } else if (array && ca_count_option(a, v, &count) != 0) {
+            if (ca_count_option(a, v, &count) < 0) {
+                mx_print_error("mxsim cosim", "option '%s': %s, got '%s'", a, ca_count_range(a), v);
                 return 2;
             }
         } else {
@@ -68,6 +101,233 @@ static int precheck(int argc, char **argv, int array)
         i++;
     }
     return 0;
+}
+
+/* What rtl/mx_array_ctrl.sv implements: an output-stationary array with the
+ * PE's four stages, folds overlapped, the 32-bit aligned sum; any rows,
+ * columns and lanes.  0, or 2 after one error line naming the config key. */
+static int rtl_can_do(const char *cpath, const mx_arch_config *c)
+{
+    const char *key = NULL, *why = NULL;
+    char buf[160];
+    if (c->dataflow != MX_DATAFLOW_OS) {
+        key = "arch.dataflow";
+        snprintf(buf, sizeof buf, "the RTL array is output-stationary (os) only, got '%s'", mx_dataflow_name(c->dataflow));
+        why = buf;
+    } else if (c->pe_pipeline_depth != 4) {
+        key = "arch.pe_pipeline_depth";
+        snprintf(buf, sizeof buf, "the RTL PE has 4 stages, got %d", c->pe_pipeline_depth);
+        why = buf;
+    } else if (!c->fold_overlap) {
+        key = "arch.fold_overlap";
+        why = "the RTL controller always overlaps folds (true), got false";
+    } else if (c->scalesim_compat) {
+        key = "arch.scalesim_compat";
+        why = "SCALE-Sim conventions are not RTL timing (false), got true";
+    } else if (c->align_width != 32) {
+        key = "format.align_width";
+        snprintf(buf, sizeof buf, "the RTL is built with 32, got %d", c->align_width);
+        why = buf;
+    }
+    if (!key) return 0;
+    mx_print_error("mxsim cosim", "%s: key '%s': array co-simulation cannot run this config: %s", cpath, key, why);
+    return 2;
+}
+
+/* Seconds a Verilator build of R x C x L is expected to take: the last
+ * measured build's seconds per PE-lane (of sizes with >= 64 PE-lanes) in
+ * BUILD/cosim_array/build_times (appended after each build), else 0.25 s per
+ * PE-lane + 40 s (16x16 L = 8 took 8-10 minutes on 2 loaded cores). */
+static double build_estimate(const char *cadir, int R, int C, int L)
+{
+    char p[PATH_MAX + 16], line[128];
+    double per = 0.25, base = 40;
+    snprintf(p, sizeof p, "%s/build_times", cadir);
+    FILE *f = fopen(p, "r");
+    if (f) {
+        int r, c, l;
+        double s;
+        while (fgets(line, sizeof line, f))
+            if (sscanf(line, "%d %d %d %lf", &r, &c, &l, &s) == 4 && r > 0 && c > 0 && l > 0 && s > base &&
+                (double)r * c * l >= 64) /* small builds are mostly the fixed part */
+                per = (s - base) / ((double)r * c * l);
+        fclose(f);
+    }
+    return base + per * (double)R * C * L;
+}
+
+/* snprintf without -Wformat-truncation's guesses: paths here are bounded by
+ * PATH_MAX; a truncated one fails the access() that follows. */
+static void fmt(char *dst, size_t n, const char *f, ...)
+{
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(dst, n, f, ap);
+    va_end(ap);
+}
+
+static int find_in_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    char buf[PATH_MAX];
+    if (!path) return 0;
+    while (*path) {
+        const char *e = strchr(path, ':');
+        size_t n = e ? (size_t)(e - path) : strlen(path);
+        if (n > 0 && n + strlen(name) + 2 < sizeof buf) {
+            memcpy(buf, path, n);
+            buf[n] = '/';
+            strcpy(buf + n + 1, name);
+            if (access(buf, X_OK) == 0) return 1;
+        }
+        path += n;
+        if (*path == ':') path++;
+    }
+    return 0;
+}
+
+/* Runs make in src with BUILD=build and the target; output to log (NULL:
+ * /dev/null).  query: make -q (0 up to date, 1 not).  Returns make's exit
+ * status, or -1 if it could not run.  Inherited MAKEFLAGS (a parent make's
+ * jobserver, -s, ...) are dropped. */
+static int run_make(const char *src, const char *build, const char *target, int query, const char *log, int jobs,
+                    double estimate, const char *what)
+{
+    char jarg[32], barg[PATH_MAX + 8];
+    snprintf(jarg, sizeof jarg, "-j%d", jobs);
+    snprintf(barg, sizeof barg, "BUILD=%s", build);
+    const char *mk = getenv("MXSIM_MAKE");
+    if (!mk || !*mk) mk = "make";
+    char *args[12];
+    int n = 0;
+    args[n++] = (char *)mk;
+    args[n++] = (char *)"-C";
+    args[n++] = (char *)src;
+    args[n++] = query ? (char *)"-q" : jarg;
+    args[n++] = barg;
+#if defined(__SANITIZE_ADDRESS__)
+    args[n++] = (char *)"SAN=1"; /* this mxsim is the ASan+UBSan build (make test-san): so is its harness */
+    args[n++] = (char *)"OPT=-O1";
+#endif
+    args[n++] = (char *)target;
+    args[n] = NULL;
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        /* make (and with it the build) ends when mxsim is killed (timeout, kill) */
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() == 1) _exit(127);
+        int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        unsetenv("MAKEFLAGS");
+        unsetenv("MFLAGS");
+        unsetenv("MAKELEVEL");
+        execvp(mk, args);
+        _exit(127);
+    }
+    const int tty = !query && isatty(2);
+    const time_t t0 = time(NULL);
+    int st = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &st, tty ? WNOHANG : 0);
+        if (w == pid) break;
+        if (w < 0 && errno != EINTR) return -1;
+        if (tty) {
+            fprintf(stderr, "\rmxsim cosim: building %s: %ld s of about %.0f s ", what, (long)(time(NULL) - t0), estimate);
+            sleep(1);
+        }
+    }
+    if (tty) fprintf(stderr, "\n");
+    if (!WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st) == 127 && !query ? -1 : WEXITSTATUS(st);
+}
+
+/* Makes sure BUILD/cosim_array/mxsim-cosim-array-RxCxL exists and is up to
+ * date (building it if the source tree is here), and puts its path in bin.
+ * 0, or 2 after one error line. */
+static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, size_t binlen)
+{
+    const int R = c->rows, C = c->cols, L = c->lanes;
+    char size[64], what[96], cadir[PATH_MAX], target[PATH_MAX + 64], build[PATH_MAX], mkfile[PATH_MAX + 32];
+    fmt(size, sizeof size, "%dx%dx%d", R, C, L);
+    fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes", R, C, L);
+    fmt(cadir, sizeof cadir, "%s/cosim_array", bindir);
+    fmt(bin, binlen, "%s/mxsim-cosim-array-%s", cadir, size);
+    const char *src = MXSIM_SRC_DIR;
+    fmt(mkfile, sizeof mkfile, "%s/mk/cosim_array.mk", src);
+    if (!*src || access(mkfile, R_OK) != 0) {
+        /* an installed or copied mxsim: only what was built beside it */
+        if (access(bin, X_OK) == 0) return 0;
+        mx_print_error("mxsim cosim", "no co-simulation model of %s (%s not built) and no source tree to build it "
+                       "(%s not found)", what, bin, *src ? mkfile : "MXSIM_SRC_DIR");
+        return 2;
+    }
+    /* BUILD as the Makefile named it: relative to the source tree when inside it */
+    const size_t sl = strlen(src);
+    if (strncmp(bindir, src, sl) == 0 && bindir[sl] == '/')
+        fmt(build, sizeof build, "%s", bindir + sl + 1);
+    else
+        fmt(build, sizeof build, "%s", bindir);
+    fmt(target, sizeof target, "%s/cosim_array/mxsim-cosim-array-%s", build, size);
+    if (mkdir(cadir, 0755) != 0 && errno != EEXIST) {
+        mx_print_error("mxsim cosim", "cannot create %s: %s", cadir, strerror(errno));
+        return 2;
+    }
+    /* one build of a size at a time (two mxsim processes, or mxsim and make) */
+    char lockp[PATH_MAX + 32];
+    fmt(lockp, sizeof lockp, "%s/.lock-%s", cadir, size);
+    int lk = open(lockp, O_RDWR | O_CREAT, 0644);
+    struct flock fl;
+    memset(&fl, 0, sizeof fl);
+    fl.l_type = F_WRLCK;
+    fl.l_whence = SEEK_SET;
+    if (lk >= 0 && fcntl(lk, F_SETLK, &fl) != 0) {
+        fprintf(stderr, "mxsim cosim: waiting for another build of %s (%s)\n", what, lockp);
+        while (fcntl(lk, F_SETLKW, &fl) != 0 && errno == EINTR) {}
+    }
+    int rc = 0;
+    int q = run_make(src, build, target, 1, NULL, 1, 0, what);
+    if (q != 0 || access(bin, X_OK) != 0) {
+        if (!find_in_path(getenv("VERILATOR") && *getenv("VERILATOR") ? getenv("VERILATOR") : "verilator")) {
+            mx_print_error("mxsim cosim", "building %s needs Verilator, not found in PATH (`make deps` installs it)", what);
+            rc = 2;
+        } else {
+            char log[PATH_MAX + 32];
+            fmt(log, sizeof log, "%s/build-%s.log", cadir, size);
+            long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+            const int jobs = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu;
+            const double est = build_estimate(cadir, R, C, L) * (jobs >= 2 ? 1.0 : 1.8);
+            fprintf(stderr, "mxsim cosim: building %s (once; cached in %s/vl_%s), about %.0f s with %d jobs; log %s\n",
+                    what, cadir, size, est, jobs, log);
+            const time_t t0 = time(NULL);
+            const int st = run_make(src, build, target, 0, log, jobs, est, what);
+            if (st != 0 || access(bin, X_OK) != 0) {
+                if (st < 0)
+                    mx_print_error("mxsim cosim", "building %s: cannot run make (MXSIM_MAKE or make in PATH)", what);
+                else
+                    mx_print_error("mxsim cosim", "building %s failed (make exit %d); see %s", what, st, log);
+                rc = 2;
+            } else {
+                const long secs = (long)(time(NULL) - t0);
+                fprintf(stderr, "mxsim cosim: built %s in %ld s\n", what, secs);
+                char tp[PATH_MAX + 16];
+                fmt(tp, sizeof tp, "%s/build_times", cadir);
+                FILE *f = fopen(tp, "a");
+                if (f) {
+                    fprintf(f, "%d %d %d %ld\n", R, C, L, secs);
+                    fclose(f);
+                }
+            }
+        }
+    }
+    if (lk >= 0) close(lk); /* releases the lock */
+    return rc;
 }
 
 int mxsim_cmd_cosim(int argc, char **argv)
@@ -82,13 +342,25 @@ int mxsim_cmd_cosim(int argc, char **argv)
         tool = "mxsim-cosim";
         target = "make cosim (or make cosim-build)";
     } else if (strcmp(level, "array") == 0) {
-        tool = "mxsim-cosim-array";
+        tool = "mxsim-cosim-array"; /* --help only; a run picks the config's size below */
         target = "make cosim-array";
     } else {
         mx_print_error("mxsim cosim", "--level '%s': expected unit or array", level);
         return 2;
     }
-    if (precheck(argc, argv, strcmp(level, "array") == 0)) return 2;
+    const int array = strcmp(level, "array") == 0;
+    mx_arch_config cfg;
+    const char *cpath = NULL;
+    if (precheck(argc, argv, array, &cfg, &cpath)) return 2;
+    int help = 0;
+    for (int i = 1; i < argc; i++) help |= !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+    if (array && !help) {
+        if (!cpath) {
+            mx_print_error("mxsim cosim", "--level array: -c CONFIG.yaml is required (it gives the array's size)");
+            return 2;
+        }
+        if (rtl_can_do(cpath, &cfg)) return 2;
+    }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n <= 0) {
         fprintf(stderr, "mxsim cosim: cannot locate the mxsim binary (/proc/self/exe): %s\n", strerror(errno));
@@ -97,8 +369,10 @@ int mxsim_cmd_cosim(int argc, char **argv)
     self[n] = '\0';
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
-    snprintf(path, sizeof path, "%s/%s", slash ? self : ".", tool);
-    if (access(path, X_OK) != 0) {
+    fmt(path, sizeof path, "%s/%s", slash ? self : ".", tool);
+    if (array && !help) {
+        if (array_binary(slash ? self : ".", &cfg, path, sizeof path)) return 2;
+    } else if (access(path, X_OK) != 0) {
         fprintf(stderr, "mxsim cosim: %s is not built; run %s\n", path, target);
         return 2;
     }

@@ -22,6 +22,7 @@ static const mxsim_command commands[] = {
     {"dram",  mxsim_cmd_dram,  "run a DRAMsim3-format request trace on a DRAM config (.yaml or DRAMsim3 .ini)"},
     {"sweep", mxsim_cmd_sweep, "run a grid of config overrides in parallel: CSV, plots, HTML report, shards, Slurm"},
     {"cosim", mxsim_cmd_cosim, "co-simulate the RTL against the C model (needs make cosim)"},
+    {"trace", mxsim_cmd_trace, "write a GEMM trace of a PyTorch model (--from-torch MODULE:FACTORY)"},
 };
 
 static void usage(FILE *out)

@@ -4,7 +4,7 @@
  * from here: the decode unit (mx_decode.c), the re-quantizer (mx_requant.c),
  * the PE (mx_pe.c: names, code widths, scale use), the slow reference
  * (tests/ref) and the SystemC platform; rtl/mx_pkg.sv is generated from it
- * (sim/gen_mx_pkg.c, `make rtl/mx_pkg.sv`).  The row index is the format
+ * (mk/gen_mx_pkg.c, by `make`).  The row index is the format
  * code, the RTL's fmt_i.
  *
  * Adding a datapath format: an mx_pe_fmt value, a row below, and whatever the

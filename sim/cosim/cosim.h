@@ -31,6 +31,7 @@ struct Options {
     int fp5_bias = 8;
     int window = 64;     // cycles of waveform kept before a mismatch
     bool fault = false;  // use the fault-injected model (self-test of the harness)
+    std::string directed;  // directed stimulus table (align, accum, requant): rows instead of random vectors
 };
 
 struct Mismatch {
@@ -104,6 +105,14 @@ Result run_addtree(const Options &o, const Trace &t);
 Result run_accum(const Options &o, const Trace &t);
 Result run_requant(const Options &o, const Trace &t);
 Result run_pe(const Options &o, const Trace &t);
+
+// Rows of a directed stimulus table: whitespace-separated fields, '#' starts a
+// comment; each row keeps its line number for reports.  Exits 2 on a bad file.
+struct Row {
+    int line;
+    std::vector<std::string> f;
+};
+std::vector<Row> read_table(const std::string &path);
 
 // Random element code of a format; specials (NaN/Inf codes) only if allowed.
 uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special);

@@ -2,6 +2,7 @@
 // the Verilated RTL against the C models.  Exit 0 equivalent, 1 mismatch,
 // 2 bad usage.
 #include "cosim.h"
+#include "fcov.h"
 #include "config_yaml.h"
 
 #include <cerrno>
@@ -23,7 +24,12 @@ static void usage(FILE *f)
             "  --exhaustive  every code (decode, all FP5 biases for mxsf) or every code pair (mul)\n"
             "  --stall P     probability of a valid/ready bubble per cycle (pe), default 0.2\n"
             "  --fst FILE    at a mismatch, replay and write the last C cycles (--window, 64) as FST\n"
-            "  --fault       use the RTL built with +define+MX_FAULT_ALIGN (harness self-test)\n");
+            "  --fault       use the RTL built with +define+MX_FAULT_ALIGN (harness self-test)\n"
+            "  --directed T  run the rows of the directed table T instead of random vectors\n"
+            "                (align, accum, requant; the formats come from the rows)\n"
+            "  --fcov FILE   append this run's functional coverage counts to FILE\n"
+            "usage: mxsim cosim --fcov-report FILE...   merge the counts, print the point table;\n"
+            "                exit 1 if any functional coverage point was never hit\n");
 }
 
 static int bad_option(const char *msg, const char *arg)
@@ -48,6 +54,11 @@ int main(int argc, char **argv)
 {
     Options o;
     bool have_format = false, have_format_b = false;
+    std::string fcov_file;
+    if (argc >= 2 && !strcmp(argv[1], "--fcov-report")) {
+        if (argc < 3) return bad_option("--fcov-report needs count files", "");
+        return cosim::fcov::report(argc - 2, argv + 2);
+    }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         auto need = [&](const char *) -> const char * { return i + 1 < argc ? argv[++i] : nullptr; };
@@ -66,7 +77,9 @@ int main(int argc, char **argv)
             if (!s) return bad_option("missing value for", a);
             if (mx_pe_fmt_parse(s, &o.fmt_b)) return bad_option("unknown --format-b", s);
             have_format_b = true;
-        } else if (!strcmp(a, "--fst")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.fst = s; }
+        } else if (!strcmp(a, "--directed")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.directed = s; }
+        else if (!strcmp(a, "--fcov")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); fcov_file = s; }
+        else if (!strcmp(a, "--fst")) { const char *s = need(a); if (!s) return bad_option("missing value for", a); o.fst = s; }
         else if (!strcmp(a, "--lanes") || !strcmp(a, "--vectors") || !strcmp(a, "--seed") ||
                  !strcmp(a, "--window") || !strcmp(a, "--fp5-bias")) {
             const char *s = need(a);
@@ -100,7 +113,9 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    if (!have_format) return bad_option("missing --format for unit", o.unit.c_str());
+    if (!o.directed.empty() && o.unit != "align" && o.unit != "accum" && o.unit != "requant")
+        return bad_option("--directed is for align, accum and requant, not", o.unit.c_str());
+    if (!have_format && o.directed.empty()) return bad_option("missing --format for unit", o.unit.c_str());
     if (!have_format_b) o.fmt_b = o.fmt;
     if (o.fmt_b != o.fmt) {
         if (o.unit != "mul" && o.unit != "align" && o.unit != "pe")
@@ -132,9 +147,14 @@ int main(int argc, char **argv)
     auto t0 = std::chrono::steady_clock::now();
     Result r = run(o, Trace());
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!fcov_file.empty() && !cosim::fcov::write(fcov_file)) {
+        fprintf(stderr, "mxsim cosim: cannot append functional coverage to %s\n", fcov_file.c_str());
+        return 2;
+    }
     const std::string fpair = o.fmt == o.fmt_b ? std::string(mx_pe_fmt_name(o.fmt))
                                                : std::string(mx_pe_fmt_name(o.fmt)) + "x" + mx_pe_fmt_name(o.fmt_b);
-    const char *fname = fpair.c_str();
+    const std::string fdesc = o.directed.empty() ? fpair : "directed " + o.directed;
+    const char *fname = fdesc.c_str();
     if (r.ok) {
         char share[96] = "";
         if (r.rtl_share >= 0)
@@ -151,11 +171,16 @@ int main(int argc, char **argv)
     printf("MISMATCH at cycle %ld: unit %s%s, lane %s, field %s\n", m.cycle, m.unit.c_str(),
            o.unit == "pe" && m.unit != "pe" ? " (in pe)" : "",
            m.lane < 0 ? "-" : std::to_string(m.lane).c_str(), m.field.c_str());
-    printf("  expected (C model) 0x%0*llx\n  actual   (RTL)     0x%0*llx\n", digits,
-           (unsigned long long)m.expected, digits, (unsigned long long)m.actual);
+    const bool table = m.field.size() > 7 && m.field.compare(m.field.size() - 7, 7, "(table)") == 0;
+    printf(table ? "  expected (spec table) 0x%0*llx\n  actual   (C model)    0x%0*llx\n"
+                 : "  expected (C model) 0x%0*llx\n  actual   (RTL)     0x%0*llx\n",
+           digits, (unsigned long long)m.expected, digits, (unsigned long long)m.actual);
     printf("  stimulus: %s\n", m.stimulus.c_str());
-    printf("  run: --unit %s --format %s --seed %llu --vectors %ld%s%s\n", o.unit.c_str(), fname,
-           (unsigned long long)o.seed, o.vectors, o.exhaustive ? " --exhaustive" : "", o.fault ? " --fault" : "");
+    if (!o.directed.empty())
+        printf("  run: --unit %s --directed %s\n", o.unit.c_str(), o.directed.c_str());
+    else
+        printf("  run: --unit %s --format %s --seed %llu --vectors %ld%s%s\n", o.unit.c_str(), fname,
+               (unsigned long long)o.seed, o.vectors, o.exhaustive ? " --exhaustive" : "", o.fault ? " --fault" : "");
     if (!o.fst.empty()) {
         Trace t;
         t.file = o.fst;

@@ -1,15 +1,23 @@
 // cosim_units.cpp — one lock-step runner per unit: Verilated RTL vs C model.
 #include "cosim.h"
+#include "fcov.h"
 
 #include <cinttypes>
+#include <cstdlib>
+#include <fstream>
 #include <chrono>
 #include <x86intrin.h>
+#include <cerrno>
 #include <cstring>
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <unistd.h>
 
 #include "verilated_fst_c.h"
+#if VM_COVERAGE
+#include "verilated_cov.h"
+#endif
 
 #include "Vmx_decode.h"
 #include "Vmx_mul.h"
@@ -49,6 +57,83 @@ static std::string hex(uint64_t v)
 
 // Sign-extends the low w bits.
 static int64_t sext(uint64_t v, int w) { return (int64_t)(v << (64 - w)) >> (64 - w); }
+
+std::vector<Row> read_table(const std::string &path)
+{
+    std::ifstream in(path);
+    if (!in) {
+        fprintf(stderr, "mxsim cosim: cannot read directed table %s\n", path.c_str());
+        exit(2);
+    }
+    std::vector<Row> rows;
+    std::string line;
+    for (int ln = 1; std::getline(in, line); ln++) {
+        size_t h = line.find('#');
+        if (h != std::string::npos) line.resize(h);
+        std::istringstream ss(line);
+        Row r{ln, {}};
+        for (std::string w; ss >> w;) r.f.push_back(w);
+        if (!r.f.empty()) rows.push_back(r);
+    }
+    if (rows.empty()) {
+        fprintf(stderr, "mxsim cosim: directed table %s has no rows\n", path.c_str());
+        exit(2);
+    }
+    return rows;
+}
+
+// Field parsing of a table row; a bad field ends the run (status 2).
+struct RowParser {
+    const std::string &path;
+    const Row &r;
+    [[noreturn]] void bad(const std::string &what) const
+    {
+        fprintf(stderr, "mxsim cosim: %s line %d: %s\n", path.c_str(), r.line, what.c_str());
+        exit(2);
+    }
+    void need(size_t n) const
+    {
+        if (r.f.size() != n) bad("expected " + std::to_string(n) + " fields, got " + std::to_string(r.f.size()));
+    }
+    uint64_t num(size_t i, int base = 16) const
+    {
+        const char *s = r.f[i].c_str();
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, base);
+        if (errno || *end || end == s) bad("bad number '" + r.f[i] + "'");
+        return v;
+    }
+    int64_t snum(size_t i) const
+    {
+        const char *s = r.f[i].c_str();
+        char *end;
+        errno = 0;
+        long long v = strtoll(s, &end, 10);
+        if (errno || *end || end == s) bad("bad integer '" + r.f[i] + "'");
+        return v;
+    }
+    mx_pe_fmt fmt(size_t i) const
+    {
+        mx_pe_fmt f;
+        if (mx_pe_fmt_parse(r.f[i].c_str(), &f)) bad("unknown format '" + r.f[i] + "'");
+        return f;
+    }
+    std::vector<uint64_t> list(size_t i, size_t n) const  // comma-separated hex
+    {
+        std::vector<uint64_t> v;
+        std::istringstream ss(r.f[i]);
+        for (std::string w; std::getline(ss, w, ',');) {
+            char *end;
+            errno = 0;
+            unsigned long long x = strtoull(w.c_str(), &end, 16);
+            if (errno || *end || w.empty()) bad("bad hex list '" + r.f[i] + "'");
+            v.push_back(x);
+        }
+        if (v.size() != n) bad("list '" + r.f[i] + "' needs " + std::to_string(n) + " entries");
+        return v;
+    }
+};
 
 uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special)
 {
@@ -121,6 +206,15 @@ template <class M> struct Sim {
     {
         if (tfp) tfp->close();
         m->final();
+#if VM_COVERAGE
+        // line/toggle counts of this model's run (make coverage merges them)
+        if (const char *dir = getenv("MXSIM_COSIM_COVERAGE_DIR")) {
+            static int seq = 0;
+            const std::string path = std::string(dir) + "/" + m->modelName() + "_" + std::to_string((long)getpid()) + "_" +
+                                     std::to_string(seq++) + ".dat";
+            ctx->coveragep()->write(path.c_str());
+        }
+#endif
     }
 };
 
@@ -192,6 +286,7 @@ Result run_mul(const Options &o, const Trace &t)
                         db.sign_o, db.sig_o, db.lsb_o, db.zero_o, db.nan_o, db.inf_o, db.mode_o};
         mx_mul_out c;
         mx_mul_comb(&mi, &c);
+        fcov::mul(mi, o.fmt == MX_PE_MXSF && o.fmt_b == MX_PE_MXSF);
         chk.cycle = v;
         chk.stim = [&] {
             return "a=" + hex(a) + " b=" + hex(b) + " (codes, " + mx_pe_fmt_name(o.fmt) + " x " + mx_pe_fmt_name(o.fmt_b) + ")";
@@ -216,20 +311,36 @@ Result run_align(const Options &o, const Trace &t)
     Checker chk(r, "align");
     Sim<Vmx_align> s(t);
     uint64_t rng = o.seed;
-    for (long v = 0; v < o.vectors && r.ok; v++) {
+    // Directed rows: fmt fmt_b a_codes b_codes nan inf inf_sign (the spec's group flags).
+    const std::vector<Row> rows = o.directed.empty() ? std::vector<Row>() : read_table(o.directed);
+    const long n = rows.empty() ? o.vectors : (long)rows.size();
+    for (long v = 0; v < n && r.ok; v++) {
         mx_align_in in;
         std::memset(&in, 0, sizeof in);
+        mx_pe_fmt fa = o.fmt, fb = o.fmt_b;
+        std::vector<uint64_t> ac, bc;
+        uint64_t want[3] = {0, 0, 0};
+        const Row *row = rows.empty() ? nullptr : &rows[(size_t)v];
+        if (row) {
+            RowParser p{o.directed, *row};
+            p.need(7);
+            fa = p.fmt(0);
+            fb = p.fmt(1);
+            ac = p.list(2, RTL_LANES);
+            bc = p.list(3, RTL_LANES);
+            for (int k = 0; k < 3; k++) want[k] = p.num(4 + (size_t)k);
+        }
         for (int i = 0; i < RTL_LANES; i++) {
-            uint32_t a = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 64 == 0);
-            uint32_t b = rand_code(o.fmt_b, &rng, false);
+            uint32_t a = row ? (uint32_t)ac[(size_t)i] : rand_code(o.fmt, &rng, mx_rng_next(&rng) % 64 == 0);
+            uint32_t b = row ? (uint32_t)bc[(size_t)i] : rand_code(o.fmt_b, &rng, false);
             mx_decode_out da, db;
-            decode_c(o.fmt, o.fp5_bias, a, &da);
-            decode_c(o.fmt_b, o.fp5_bias, b, &db);
+            decode_c(fa, o.fp5_bias, a, &da);
+            decode_c(fb, o.fp5_bias, b, &db);
             mx_mul_in mi = {da.sign_o, da.sig_o, da.lsb_o, da.zero_o, da.nan_o, da.inf_o, da.mode_o,
                             db.sign_o, db.sig_o, db.lsb_o, db.zero_o, db.nan_o, db.inf_o, db.mode_o};
             mx_mul_out mo;
             mx_mul_comb(&mi, &mo);
-            if (mx_rng_next(&rng) % 8 == 0) {  // raw products: any exponent spread
+            if (!row && mx_rng_next(&rng) % 8 == 0) {  // raw products: any exponent spread
                 mo.prod_o = (uint32_t)mx_rng_next(&rng) & 0xFFFF;
                 mo.exp_o = (int)(mx_rng_next(&rng) % 120) - 80;
             }
@@ -245,9 +356,11 @@ Result run_align(const Options &o, const Trace &t)
         s.dump(v, 0);
         mx_align_out c;
         mx_align_comb(RTL_LANES, RTL_ALIGN_W, &in, &c);
+        fcov::align(RTL_LANES, RTL_ALIGN_W, in);
         chk.cycle = v;
         chk.stim = [&] {
             std::ostringstream st;
+            if (row) st << o.directed << " line " << row->line << ": ";
             st << "lanes (sign,prod,exp,nan,inf):";
             for (int i = 0; i < RTL_LANES; i++)
                 st << " (" << in.sign_i[i] << "," << hex(in.prod_i[i]) << "," << in.exp_i[i] << "," << in.nan_i[i]
@@ -260,6 +373,10 @@ Result run_align(const Options &o, const Trace &t)
         chk("nan_o", -1, (uint64_t)c.nan_o, s.m->nan_o, 1) ||
         chk("inf_o", -1, (uint64_t)c.inf_o, s.m->inf_o, 1) ||
         chk("inf_sign_o", -1, (uint64_t)c.inf_sign_o, s.m->inf_sign_o, 1);
+        if (row)  // the spec's expectation, against the C model (the RTL was compared with it above)
+            chk("nan_o(table)", -1, want[0], (uint64_t)c.nan_o, 1) ||
+            chk("inf_o(table)", -1, want[1], (uint64_t)c.inf_o, 1) ||
+            chk("inf_sign_o(table)", -1, want[2], (uint64_t)c.inf_sign_o, 1);
         r.vectors++;
         r.cycles++;
     }
@@ -319,9 +436,35 @@ Result run_accum(const Options &o, const Trace &t)
     s.m->rst_ni = 0;
     for (int i = 0; i < 2; i++) { s.m->clk_i = 0; s.m->eval(); s.m->clk_i = 1; s.m->eval(); }
     s.m->rst_ni = 1;
-    for (long v = 0; v < o.vectors && r.ok; v++) {
+    // Directed rows: first acc_i sum_i emax_i a_scale b_scale use_scale nan inf inf_sign group_o res_o
+    // (en, valid, last set; expected group_o and res_o from the spec's roundings).
+    const std::vector<Row> rows = o.directed.empty() ? std::vector<Row>() : read_table(o.directed);
+    const long n = rows.empty() ? o.vectors : (long)rows.size();
+    for (long v = 0; v < n && r.ok; v++) {
         mx_accum_in in;
         std::memset(&in, 0, sizeof in);
+        const Row *row = rows.empty() ? nullptr : &rows[(size_t)v];
+        uint64_t want_group = 0, want_res = 0;
+        if (row) {
+            RowParser p{o.directed, *row};
+            p.need(12);
+            in.en_i = in.valid_i = in.last_i = 1;
+            in.first_i = (int)p.num(0);
+            in.acc_i = (uint32_t)p.num(1);
+            in.sum_i = p.snum(2);
+            in.emax_i = (int)p.snum(3);
+            in.a_scale_i = (uint8_t)p.num(4);
+            in.b_scale_i = (uint8_t)p.num(5);
+            in.use_scale_i = (int)p.num(6);
+            in.nan_i = (int)p.num(7);
+            in.inf_i = (int)p.num(8);
+            in.inf_sign_i = (int)p.num(9);
+            want_group = p.num(10);
+            want_res = p.num(11);
+            if (in.sum_i >= (1ll << (RTL_SUM_W - 1)) || in.sum_i < -(1ll << (RTL_SUM_W - 1)) || in.emax_i < -512 ||
+                in.emax_i > 511)
+                p.bad("sum_i or emax_i outside the RTL's widths");
+        } else {
         in.en_i = mx_rng_next(&rng) % 10 != 0;
         in.valid_i = mx_rng_next(&rng) % 10 != 0;
         in.first_i = mx_rng_next(&rng) % 4 == 0;
@@ -336,6 +479,7 @@ Result run_accum(const Options &o, const Trace &t)
         in.nan_i = mx_rng_next(&rng) % 50 == 0;
         in.inf_i = mx_rng_next(&rng) % 50 == 0;
         in.inf_sign_i = (int)(mx_rng_next(&rng) & 1);
+        }
         s.m->en_i = in.en_i; s.m->valid_i = in.valid_i; s.m->first_i = in.first_i; s.m->last_i = in.last_i;
         s.m->acc_i = in.acc_i; s.m->sum_i = (uint64_t)in.sum_i & mask(RTL_SUM_W);
         s.m->emax_i = (uint16_t)(in.emax_i & 0x3FF);
@@ -346,9 +490,11 @@ Result run_accum(const Options &o, const Trace &t)
         s.dump(v, 0);
         mx_accum_out c;
         mx_accum_comb(RTL_ALIGN_W, &in, &q, &d, &c);
+        fcov::accum(RTL_ALIGN_W, in, in.first_i ? in.acc_i : q.acc_q, c);
         chk.cycle = v;
         chk.stim = [&] {
         std::ostringstream st;
+        if (row) st << o.directed << " line " << row->line << ": ";
         st << "en=" << in.en_i << " valid=" << in.valid_i << " first=" << in.first_i << " last=" << in.last_i
            << " acc_i=" << hex(in.acc_i) << " sum_i=" << in.sum_i << " emax_i=" << in.emax_i
            << " scales=" << hex(in.a_scale_i) << "," << hex(in.b_scale_i) << " use_scale=" << in.use_scale_i
@@ -360,6 +506,8 @@ Result run_accum(const Options &o, const Trace &t)
         chk("acc_q", -1, q.acc_q, s.m->acc_q, 32) ||
         chk("out_q", -1, q.out_q, s.m->out_q, 32) ||
         chk("out_valid_q", -1, (uint64_t)q.out_valid_q, s.m->out_valid_q, 1);
+        if (row)
+            chk("group_o(table)", -1, want_group, c.group_o, 32) || chk("res_o(table)", -1, want_res, c.res_o, 32);
         s.m->clk_i = 1;
         s.m->eval();
         s.dump(v, 1);
@@ -379,7 +527,28 @@ Result run_requant(const Options &o, const Trace &t)
     uint64_t rng = o.seed;
     mx_requant_in in;
     std::memset(&in, 0, sizeof in);
-    for (long v = 0; v < o.vectors && r.ok; v++) {
+    // Directed rows: fmt fp5_bias vals scale codes (lists of 8 hex; expectations from the spec).
+    const std::vector<Row> rows = o.directed.empty() ? std::vector<Row>() : read_table(o.directed);
+    const long n = rows.empty() ? o.vectors : (long)rows.size();
+    for (long v = 0; v < n && r.ok; v++) {
+        const Row *row = rows.empty() ? nullptr : &rows[(size_t)v];
+        uint64_t want_scale = 0;
+        std::vector<uint64_t> want_codes;
+        if (row) {
+            RowParser p{o.directed, *row};
+            p.need(5);
+            in.fmt_i = p.fmt(0);
+            if (in.fmt_i == MX_PE_BF16) p.bad("requant has no BF16 element format");
+            in.fp5_bias_i = (int)p.snum(1);
+            if (in.fp5_bias_i < 5 || in.fp5_bias_i > 16) p.bad("fp5 bias outside 5..16");
+            std::vector<uint64_t> vals = p.list(2, RTL_REQ_N);
+            for (int i = 0; i < RTL_REQ_N; i++) {
+                in.vals_i[i] = (uint32_t)vals[(size_t)i];
+                set_field(s.m->vals_i, i * 32, 32, in.vals_i[i]);
+            }
+            want_scale = p.num(3);
+            want_codes = p.list(4, RTL_REQ_N);
+        } else {
         in.fmt_i = o.fmt;
         in.fp5_bias_i = o.fp5_bias;
         int e0 = 1 + (int)(mx_rng_next(&rng) % 254);
@@ -397,15 +566,19 @@ Result run_requant(const Options &o, const Trace &t)
         }
         if (mx_rng_next(&rng) % 50 == 0)
             for (int i = 0; i < RTL_REQ_N; i++) { in.vals_i[i] &= 0x80000000u; set_field(s.m->vals_i, i * 32, 32, in.vals_i[i]); }
-        s.m->fmt_i = (uint8_t)o.fmt;
-        s.m->fp5_bias_i = (uint8_t)o.fp5_bias;
+        }
+        s.m->fmt_i = (uint8_t)in.fmt_i;
+        s.m->fp5_bias_i = (uint8_t)in.fp5_bias_i;
         s.m->eval();
         s.dump(v, 0);
         mx_requant_out c;
         mx_requant_comb(RTL_REQ_N, &in, &c);
+        fcov::requant(RTL_REQ_N, in, c);
         chk.cycle = v;
         chk.stim = [&] {
             std::ostringstream st;
+            if (row) st << o.directed << " line " << row->line << ": " << mx_pe_fmt_name((mx_pe_fmt)in.fmt_i)
+                        << " b5=" << in.fp5_bias_i << " ";
             st << "vals_i:";
             for (int i = 0; i < RTL_REQ_N; i++) st << " " << hex(in.vals_i[i]);
             return st.str();
@@ -413,6 +586,9 @@ Result run_requant(const Options &o, const Trace &t)
         if (!chk("scale_o", -1, c.scale_o, s.m->scale_o, 8) && !chk("amax_o", -1, c.amax_o, s.m->amax_o, 32))
             for (int i = 0; i < RTL_REQ_N; i++)
                 if (chk("codes_o", i, c.codes_o[i], field(s.m->codes_o, i * 8, 8), 8)) break;
+        if (row && !chk("scale_o(table)", -1, want_scale, c.scale_o, 8))
+            for (int i = 0; i < RTL_REQ_N; i++)
+                if (chk("codes_o(table)", i, want_codes[(size_t)i], c.codes_o[i], 8)) break;
         r.vectors++;
         r.cycles++;
     }
@@ -426,6 +602,7 @@ struct Txn {
     uint8_t xa, xb;
     int first, last;
     uint32_t acc;
+    bool blk_first, blk_last;  // first / last group of a scale block
 };
 
 static std::string txn_str(const Txn &x, int lanes)
@@ -478,6 +655,8 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     long out_seen = 0, n_acc = 0;
     int grp_in_out = 0, groups_this_out = 0;
     uint8_t xa = 127, xb = 127;
+    bool zero_a = false, zero_b = false;        // this block's elements are all zero (stimulus)
+    bool blk_zero_a = false, blk_zero_b = false;  // accepted groups of the block so far are all zero (coverage)
     uint32_t acc0 = 0;
     bool holding = false;              // a presented group waits for in_ready_o
     Txn cur;
@@ -505,14 +684,22 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
                 if (k == 0) xa = 0xFF;
                 if (k == 1) { xa = 254; xb = 254; }
                 if (k == 2) { xa = 1; xb = 1; }
+                if (k == 3) { xa = 0; xb = 0; }  // 2^-127 each
+                if (k == 4) xb = 0xFF;
+                zero_a = k == 5;  // all-zero blocks
+                zero_b = k == 6;
                 out_xa.push_back(xa); out_xb.push_back(xb);
             }
             cur.id = n_hist;
             for (int i = 0; i < L; i++) {
                 cur.a[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
                 cur.b[i] = rand_code(o.fmt_b, &rng, mx_rng_next(&rng) % 500 == 0);
+                if (zero_a) cur.a[i] = 0;
+                if (zero_b) cur.b[i] = 0;
                 out_a.push_back(cur.a[i]); out_b.push_back(cur.b[i]);
             }
+            cur.blk_first = grp_in_out % groups_per_block == 0;
+            cur.blk_last = grp_in_out % groups_per_block == groups_per_block - 1 || grp_in_out + 1 == groups_this_out;
             cur.xa = bf16 ? 0 : xa; cur.xb = bf16 ? 0 : xb;
             cur.first = grp_in_out == 0;
             cur.last = grp_in_out + 1 == groups_this_out;
@@ -618,6 +805,44 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         rtl_tsc += __rdtsc() - e0;
         s.dump(cyc, 1);
         if (c.in_ready_o) {
+            // functional coverage from the C model's stage contents and accepted inputs
+            if (q->s1_valid_q) {
+                mx_align_in ai;
+                std::memset(&ai, 0, sizeof ai);
+                for (int i = 0; i < L; i++) {
+                    ai.sign_i[i] = q->s1_sign_q[i]; ai.prod_i[i] = q->s1_prod_q[i]; ai.exp_i[i] = q->s1_exp_q[i];
+                    ai.nan_i[i] = q->s1_nan_q[i]; ai.inf_i[i] = q->s1_inf_q[i];
+                }
+                fcov::align(L, RTL_ALIGN_W, ai);
+            }
+            if (q->s3_valid_q) {
+                mx_accum_in ai;
+                std::memset(&ai, 0, sizeof ai);
+                ai.en_i = ai.valid_i = 1;
+                ai.first_i = q->s3_first_q; ai.last_i = q->s3_last_q; ai.acc_i = q->s3_acc_q;
+                ai.sum_i = q->s3_sum_q; ai.emax_i = q->s3_emax_q;
+                ai.a_scale_i = q->s3_a_scale_q; ai.b_scale_i = q->s3_b_scale_q; ai.use_scale_i = !bf16;
+                ai.nan_i = q->s3_nan_q; ai.inf_i = q->s3_inf_q; ai.inf_sign_i = q->s3_inf_sign_q;
+                mx_accum_regs aq = {q->acc_q, q->out_q, q->out_valid_q}, ad;
+                mx_accum_out ao;
+                mx_accum_comb(RTL_ALIGN_W, &ai, &aq, &ad, &ao);
+                fcov::accum(RTL_ALIGN_W, ai, ai.first_i ? ai.acc_i : aq.acc_q, ao);
+            }
+            if (in.in_valid_i) {
+                fcov::pe_group(cfg, cur.a, cur.b, cur.xa, cur.xb);
+                if (!bf16) {
+                    if (cur.blk_first) blk_zero_a = blk_zero_b = true;
+                    for (int i = 0; i < L; i++) {
+                        mx_decode_out da, db;
+                        decode_c(o.fmt, o.fp5_bias, cur.a[i], &da);
+                        decode_c(o.fmt_b, o.fp5_bias, cur.b[i], &db);
+                        blk_zero_a = blk_zero_a && da.zero_o;
+                        blk_zero_b = blk_zero_b && db.zero_o;
+                    }
+                    if (cur.blk_last && blk_zero_a) fcov::pe_zero_block('a');
+                    if (cur.blk_last && blk_zero_b) fcov::pe_zero_block('b');
+                }
+            }
             id_acc = q->s3_valid_q ? id_s3 : id_acc;
             id_s3 = q->s2_valid_q ? id_s2 : id_s3;
             id_s2 = q->s1_valid_q ? id_s1 : id_s2;

@@ -99,6 +99,8 @@ void array_model::comb(const arr_issue &in, const std::vector<int> &out_ready, a
             pi.acc_i = 0;
             pi.out_ready_i = 1;
             mx_pe_comb(&pe_, &pi, &q_[i], &d_[i], &pe_out_[i]);
+            /* the injected fault: PE (r, c)'s first result, bit 0 flipped at its output port */
+            if (r == fault_r_ && c == fault_c_ && !fault_done_ && pe_out_[i].out_valid_o) pe_out_[i].out_o ^= 1u;
         }
     o.out_valid.assign((size_t)C_, 0);
     o.out_row.assign((size_t)C_, 0);
@@ -159,9 +161,8 @@ void array_model::tick()
             const int taken = take && head_row_[(size_t)c] == r;
             if (pe_out_[i].out_valid_o) {
                 if (shadow_v_[i] && !taken) any_over = 1;
-                uint32_t v = pe_out_[i].out_o;
-                if (r == fault_r_ && c == fault_c_ && !fault_done_) { v ^= 1u; fault_done_ = 1; }
-                shadow_[i] = v;
+                if (r == fault_r_ && c == fault_c_) fault_done_ = 1;
+                shadow_[i] = pe_out_[i].out_o;
                 shadow_v_[i] = 1;
             } else if (taken) {
                 shadow_v_[i] = 0;

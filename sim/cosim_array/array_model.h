@@ -39,8 +39,12 @@ public:
     void comb(const arr_issue &in, const std::vector<int> &out_ready, arr_outputs &o);
     /* Clock edge with the same inputs. */
     void tick();
-    /* Fault injection: flip bit 0 of PE (r, c)'s result when it is caught. */
+    /* Fault injection: flip bit 0 of PE (r, c)'s first result at its output
+     * port (out_o, so the shadow and everything after get the flipped value). */
     void inject_fault(int r, int c) { fault_r_ = r; fault_c_ = c; }
+    /* PE (r, c)'s output port this cycle (after comb): out_valid_o, out_o. */
+    int pe_valid(int r, int c) const { return pe_out_[(std::size_t)(r * C_ + c)].out_valid_o; }
+    uint32_t pe_value(int r, int c) const { return pe_out_[(std::size_t)(r * C_ + c)].out_o; }
     /* fmt_i / fp5_bias_i of the PEs (the controller's descriptor registers) */
     void set_pe_config(const mx_pe_config &pe) { pe_ = pe; }
 

@@ -31,8 +31,24 @@
  * line per differing tile (all tiles are run), a PASS line otherwise.
  * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
  * prints simulated cycles per second of the RTL and of the C++ twin (bench).
+ *
+ * Bounds and progress: --gemms N runs the trace's first N GEMMs, --gemm I
+ * only GEMM I (0-based; what a mismatch report's rerun line uses),
+ * --max-cycles N stops after N simulated cycles in all; a cut run says what
+ * was not compared.  On a terminal (isatty(stderr), or --progress) a
+ * progress line: GEMM i of n, cycles, cycles/s.
+ *
+ * Every PE's result (its out_o, read through Verilator's public scope
+ * table, u_pe.out_q) is compared with the twin's the cycle it appears, so a
+ * wrong PE is caught at that PE.  A mismatch report gives the stimulus of
+ * the output involved (A row, B column: scales and codes), the failing PE's
+ * own output in both models and mx_pe_dot's value, a command line that
+ * reruns exactly that GEMM with a waveform, and with --fst FILE the window
+ * of cycles in FILE and FILE.gtkw, a gtkwave save file showing that PE's
+ * ports and stage registers and the array controller's status.
  */
 #include "array_model.h"
+#include "cosim_opts.h"
 #include "rtl_tile.h"
 
 #include <algorithm>
@@ -44,8 +60,10 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <unistd.h>
 
 #include "verilated_fst_c.h"
+#include "verilated_syms.h"
 
 #include "config_yaml.h"
 #include "operand_data.h"
@@ -69,16 +87,26 @@ extern "C" {
 
 struct fold { long long r0, c0; int rl, cl; };
 
+/* mk/vl_skip_ico.sh patches the Verilated model's input-combinational
+ * trigger with this flag: 1 around the clock-high eval, whose inputs equal
+ * the clock-low eval's (only clk_i changes), so the model does not recompute
+ * every PE's input logic a second time per cycle.  MXSIM_COSIM_FULL_EVAL=1
+ * keeps it 0 (Verilator's own schedule, for comparison). */
+int mx_vl_skip_ico = 0;
+
 static const char PROG[] = "mxsim-cosim-array";
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: mxsim-cosim-array -c CONFIG.yaml -t TRACE [--seed S] [--fst FILE]\n"
                "                         [--backpressure P] [--fault R,C] [--quiet] [--repeat N]\n"
-               "                         [--data DIR] [--engine]\n"
+               "                         [--data DIR] [--engine] [--gemms N | --gemm I] [--max-cycles N]\n"
+               "                         [--progress]\n"
                "  --engine: also compare each tile's start-to-done cycles with the cycle engine\n"
                "  --data DIR: operands DIR/NAME.PHASE.a.npy (M x K) and DIR/NAME.PHASE.b.npy (K x N),\n"
                "  float32/float64; absent files -> seeded random N(0,1)\n"
+               "  --gemms N: the first N GEMMs; --gemm I: GEMM I only (0-based); --max-cycles N: stop after N cycles\n"
+               "  --progress: progress lines on stderr even when it is not a terminal\n"
                "  compiled for a %dx%d array with %d lanes; the config must match\n", ARR_R, ARR_C, ARR_L);
 }
 
@@ -133,6 +161,136 @@ static std::string engine_tile(const mx_arch_config &cfg, const mx_sc_job &j, co
     return "";
 }
 
+/* Hex of n codes (mx_sc_code_bytes wide), at most 32, then "... (n)". */
+static std::string hex_codes(const uint16_t *v, long long n, long long stride, int bytes)
+{
+    std::string s;
+    char b[16];
+    for (long long i = 0; i < n && i < 32; i++) {
+        snprintf(b, sizeof b, "%s%0*x", i ? " " : "", 2 * bytes, v[i * stride]);
+        s += b;
+    }
+    if (n > 32) s += " ... (" + std::to_string(n) + " codes)";
+    return s;
+}
+
+static std::string hex_bytes(const uint8_t *v, size_t n)
+{
+    std::string s;
+    char b[8];
+    for (size_t i = 0; i < n && i < 32; i++) {
+        snprintf(b, sizeof b, "%s%02x", i ? " " : "", v[i]);
+        s += b;
+    }
+    if (n > 32) s += " ... (" + std::to_string(n) + ")";
+    return s;
+}
+
+/* The mxsim binary beside this harness (BUILD/mxsim, the harness being
+ * BUILD/cosim_array/mxsim-cosim-array-RxCxL or BUILD/mxsim-cosim-array), for
+ * the rerun line; "mxsim" if not found. */
+static std::string mxsim_path()
+{
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) return "mxsim";
+    self[n] = '\0';
+    std::string d(self);
+    d = d.substr(0, d.rfind('/'));
+    if (d.size() >= 12 && d.compare(d.size() - 12, 12, "/cosim_array") == 0) d = d.substr(0, d.size() - 12);
+    const std::string m = d + "/mxsim";
+    return access(m.c_str(), X_OK) == 0 ? m : "mxsim";
+}
+
+/* gtkwave save file for FST `fst`: PE (r, c)'s ports and registers and the
+ * controller's status, the view starting at time t_from.  Signal names as
+ * gtkwave builds them from Verilator's FST (scopes joined by '.', vector
+ * range appended): `make cosim-array` checks each against the FST's list. */
+static bool write_gtkw(const std::string &path, const char *fst, int r, int c, uint64_t t_from, uint64_t t_to)
+{
+    FILE *f = fopen(path.c_str(), "w");
+    if (!f) return false;
+    char absf[4096];
+    const char *fa = realpath(fst, absf) ? absf : fst;
+    char pe[160];
+    snprintf(pe, sizeof pe, "TOP.mx_array_ctrl.u_array.g_row[%d].g_col[%d].u_pe", r, c);
+    const int cw = ARR_L * 16 - 1;
+    fprintf(f, "[*] mxsim-cosim-array mismatch report: PE row %d column %d\n", r, c);
+    fprintf(f, "[dumpfile] \"%s\"\n", fa);
+    fprintf(f, "[timestart] %llu\n", (unsigned long long)t_from);
+    fprintf(f, "[markername] A\n[markertime] %llu\n", (unsigned long long)t_to); /* gtkwave ignores unknown keys */
+    fprintf(f, "[size] 1600 900\n[treeopen] TOP.\n[treeopen] TOP.mx_array_ctrl.\n[treeopen] TOP.mx_array_ctrl.u_array.\n");
+    fprintf(f, "@200\n-controller\n@28\nTOP.mx_array_ctrl.clk_i\nTOP.mx_array_ctrl.busy_o\nTOP.mx_array_ctrl.issue_o\n");
+    fprintf(f, "@200\n-PE (%d, %d) inputs\n@28\n%s.in_valid_i\n%s.first_i\n%s.last_i\n", r, c, pe, pe, pe);
+    fprintf(f, "@22\n%s.a_scale_i[7:0]\n%s.b_scale_i[7:0]\n%s.a_codes_i[%d:0]\n%s.b_codes_i[%d:0]\n", pe, pe, pe, cw, pe, cw);
+    fprintf(f, "@200\n-PE (%d, %d) stages\n@28\n%s.s1_valid_q\n%s.s2_valid_q\n%s.s3_valid_q\n", r, c, pe, pe, pe);
+    fprintf(f, "@22\n%s.acc_q[31:0]\n", pe);
+    fprintf(f, "@200\n-PE (%d, %d) output\n@28\n%s.out_valid_o\n@22\n%s.out_o[31:0]\n", r, c, pe, pe);
+    return fclose(f) == 0;
+}
+
+/* The first mismatch's report after the one-line MISMATCH: the output
+ * involved and its stimulus, the PE's own output value, the rerun command,
+ * the waveform window and the gtkwave save file. */
+static void report_mismatch(const mx_arch_config &cfg, const char *cpath, const char *tpath, unsigned long long seed,
+                            const std::string &bp_arg, const std::string &fault_arg, const char *data_dir,
+                            const char *fst_path, size_t gi, const mx_gemm &g, const mx_sc_job &j,
+                            const std::string &from_note, const std::vector<uint32_t> &expect, long long cyc, int r, int c,
+                            const fold *f, uint32_t twin_pe, const uint32_t *rtl_pe, uint64_t gemm_t0)
+{
+    (void)cfg;
+    if (r >= 0 && c >= 0) {
+        if (f) {
+            const long long m = f->r0 + r, n = f->c0 + c;
+            fprintf(stderr, "  PE (%d, %d) output: C++ twin 0x%08x, RTL u_pe.out_o ", r, c, twin_pe);
+            if (rtl_pe) fprintf(stderr, "0x%08x", *rtl_pe);
+            else fprintf(stderr, "(not visible in this build)");
+            fprintf(stderr, "; its output (m, n) = (%lld, %lld) (fold rows %lld.., columns %lld..): mx_pe_dot 0x%08x\n", m, n,
+                    f->r0, f->c0, expect[(size_t)(m * j.N + n)]);
+            const int ba = mx_sc_code_bytes(j.fmt), bb = mx_sc_code_bytes(j.fmt_b);
+            fprintf(stderr, "  stimulus: GEMM %zu '%s' %lldx%lldx%lld %s, operands %s; C[%lld][%lld] = sum over k < %lld of "
+                            "A[%lld][k] * B[k][%lld]\n",
+                    gi, g.name, j.M, j.N, j.K, mx_sc_fmt_pair(j).c_str(),
+                    from_note.empty() ? ("seeded N(0,1), seed " + std::to_string(seed) + " + " + std::to_string(gi)).c_str()
+                                      : from_note.c_str() + 2,
+                    m, n, j.K, m, n);
+            if (j.scaled) {
+                std::vector<uint8_t> sa(mx_sc_a_scale_count(j) + j.K + 8), sb(mx_sc_b_scale_count(j) + j.K + 8);
+                const long long nk = (j.K + mx_sc_k_per_scale(j) - 1) / mx_sc_k_per_scale(j);
+                mx_sc_row_scales(j, m, sa.data());
+                mx_sc_col_scales(j, n, sb.data());
+                fprintf(stderr, "    A row %lld scales (E8M0, per %d of K): %s\n", m, mx_sc_k_per_scale(j), hex_bytes(sa.data(), (size_t)nk).c_str());
+                fprintf(stderr, "    B column %lld scales: %s\n", n, hex_bytes(sb.data(), (size_t)nk).c_str());
+            }
+            fprintf(stderr, "    A row %lld codes: %s\n", m, hex_codes(&j.a_codes[(size_t)(m * j.K)], j.K, 1, ba).c_str());
+            fprintf(stderr, "    B column %lld codes: %s\n", n, hex_codes(&j.b_codes[(size_t)n], j.K, j.N, bb).c_str());
+        } else {
+            fprintf(stderr, "  PE (%d, %d): no output of this GEMM is mapped to it\n", r, c);
+        }
+    }
+    const std::string fst_out = fst_path ? fst_path : "mxsim-array-gemm" + std::to_string(gi) + ".fst";
+    fprintf(stderr, "  rerun: %s cosim --level array -c %s -t %s --seed %llu --gemm %zu%s%s%s%s%s%s --fst %s\n",
+            mxsim_path().c_str(), cpath, tpath, seed, gi, bp_arg.empty() ? "" : " --backpressure ", bp_arg.c_str(),
+            fault_arg.empty() ? "" : " --fault ", fault_arg.c_str(), data_dir ? " --data " : "", data_dir ? data_dir : "",
+            fst_out.c_str());
+    const long long lo = cyc > 64 ? cyc - 64 : 0;
+    if (!fst_path) {
+        fprintf(stderr, "  waveform: none written (the rerun line writes one; window: GEMM cycles %lld..%lld)\n", lo, cyc);
+        return;
+    }
+    const uint64_t t_lo = gemm_t0 + 10 * (uint64_t)lo, t_hi = gemm_t0 + 10 * (uint64_t)cyc;
+    fprintf(stderr, "  waveform: %s: GEMM %zu cycles %lld..%lld = times %llu..%llu (10 time units per cycle, "
+                    "clock low at 10 x cycle; this GEMM's cycle 0 at %llu)\n",
+            fst_path, gi, lo, cyc, (unsigned long long)t_lo, (unsigned long long)t_hi, (unsigned long long)gemm_t0);
+    if (r >= 0 && c >= 0) {
+        const std::string gw = std::string(fst_path) + ".gtkw";
+        if (write_gtkw(gw, fst_path, r, c, t_lo, t_hi))
+            fprintf(stderr, "  gtkwave: %s (PE (%d, %d) ports and registers; gtkwave %s)\n", gw.c_str(), r, c, gw.c_str());
+        else
+            fprintf(stderr, "  gtkwave: cannot write %s: %s\n", gw.c_str(), strerror(errno));
+    }
+}
+
 static double now_s()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -143,11 +301,23 @@ int main(int argc, char **argv)
     const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr, *data_dir = nullptr;
     unsigned long long seed = 1;
     double bp = 0;
-    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1, engine = 0;
+    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1, engine = 0, progress = isatty(2);
+    long long max_cycles = -1, gemms = -1, gemm_only = -1;
+    std::string bp_arg, fault_arg;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has = i + 1 < argc;
+        long long cnt;
+        int co;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (has && (co = ca_count_option(a, argv[i + 1], &cnt)) != 0) {
+            if (co < 0) { mx_print_error(PROG, "option '%s': %s, got '%s'", a, ca_count_range(a), argv[i + 1]); return 2; }
+            i++;
+            if (!strcmp(a, "--max-cycles")) max_cycles = cnt;
+            else if (!strcmp(a, "--gemms")) gemms = cnt;
+            else gemm_only = cnt;
+        }
+        else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "-c") && has) cpath = argv[++i];
         else if (!strcmp(a, "-t") && has) tpath = argv[++i];
         else if (!strcmp(a, "--fst") && has) fst_path = argv[++i];
@@ -169,18 +339,22 @@ int main(int argc, char **argv)
             char *e;
             bp = strtod(argv[++i], &e);
             if (*e || e == argv[i] || !(bp >= 0 && bp < 1)) { mx_print_error(PROG, "option '--backpressure': must be in [0, 1): '%s'", argv[i]); return 2; }
+            bp_arg = argv[i];
         } else if (!strcmp(a, "--fault") && has) {
             if (sscanf(argv[++i], "%d,%d", &fault_r, &fault_c) != 2 || fault_r < 0 || fault_r >= ARR_R ||
                 fault_c < 0 || fault_c >= ARR_C) {
                 mx_print_error(PROG, "option '--fault': expected R,C inside the %dx%d array: '%s'", ARR_R, ARR_C, argv[i]);
                 return 2;
             }
+            fault_arg = argv[i];
         } else {
             mx_print_error(PROG, "unknown option or missing value: '%s' (--help)", a);
             return 2;
         }
     }
     if (!cpath || !tpath) { mx_print_error(PROG, "-c CONFIG and -t TRACE are required (--help)"); return 2; }
+    if (gemms >= 0 && gemm_only >= 0) { mx_print_error(PROG, "options '--gemms' and '--gemm': give one of them"); return 2; }
+    if (gemm_only >= 0 && repeat > 1) { mx_print_error(PROG, "options '--gemm' and '--repeat': give one of them"); return 2; }
     char err[700], epath[MX_ARCH_PATH_MAX];
     /* before any work: a report must never name a waveform that was not written */
     if (fst_path && mx_check_output_file("--fst", fst_path, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
@@ -199,6 +373,19 @@ int main(int argc, char **argv)
     if (cfg.align_width != 32) { fprintf(stderr, "mxsim-cosim-array: %s: key 'format.align_width': the RTL is built with 32\n", cpath); return 2; }
     mx_trace tr = {nullptr, 0};
     if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
+    /* the GEMMs to run: [g_lo, g_hi) */
+    size_t g_lo = 0, g_hi = tr.n;
+    if (gemm_only >= 0) {
+        if ((size_t)gemm_only >= tr.n) {
+            mx_print_error(PROG, "option '--gemm': %s has %zu GEMMs (0..%zu), got %lld", tpath, tr.n, tr.n ? tr.n - 1 : 0, gemm_only);
+            mx_trace_free(&tr);
+            return 2;
+        }
+        g_lo = (size_t)gemm_only;
+        g_hi = g_lo + 1;
+    } else if (gemms >= 0 && (size_t)gemms < tr.n) {
+        g_hi = (size_t)gemms;
+    }
 
     std::unique_ptr<VerilatedContext> ctx(new VerilatedContext);
     ctx->traceEverOn(fst_path != nullptr);
@@ -225,7 +412,40 @@ int main(int argc, char **argv)
         if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
     }
     int rc = 0;
-    uint64_t bp_rng = seed ^ 0xB4C4B4C4ull;
+    const int skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
+    uint64_t bp_rng = 0;
+    /* every PE's output register through Verilator's scope table (out_q is
+     * public_flat_rd in rtl/mx_pe.sv; out_o = out_q); all null when this
+     * build does not expose them */
+    std::vector<const uint32_t *> pe_q((size_t)(ARR_R * ARR_C), nullptr);
+    bool pe_visible = true;
+    for (int i = 0; i < ARR_R * ARR_C && pe_visible; i++) {
+        char sn[160];
+        snprintf(sn, sizeof sn, "TOP.mx_array_ctrl.u_array.g_row[%d].g_col[%d].u_pe", i / ARR_C, i % ARR_C);
+        const VerilatedScope *sc = ctx->scopeFind(sn);
+        VerilatedVar *v = sc ? sc->varFind("out_q") : nullptr;
+        if (!v || v->vltype() != VLVT_UINT32) pe_visible = false;
+        else pe_q[(size_t)i] = (const uint32_t *)v->datap();
+    }
+    /* the first mismatch, for the report */
+    struct mismatch { long long cyc = -1; std::string field; int r = -1, c = -1; uint64_t exp = 0, act = 0; long long fold = -1; };
+    mismatch mm;
+    /* bounds and progress */
+    const size_t n_run = g_hi - g_lo;
+    long long run_cycles = 0;   /* simulated cycles so far (resets included), for --max-cycles and progress */
+    bool cut = false;
+    size_t cur_gi = g_lo > 0 ? g_lo - 1 : (size_t)-1; /* the GEMM running (progress) */
+    size_t cut_gi = 0;
+    long long cut_cyc = 0, gemms_done = 0;
+    const double t_start = now_s();
+    double t_prog = t_start;
+    auto show_progress = [&](size_t gi, bool final) {
+        const double el = now_s() - t_start;
+        const bool tty = isatty(2);
+        fprintf(stderr, "%sprogress: GEMM %zu of %zu, %lld cycles, %.0f cycles/s, %.1f s%s", tty ? "\r" : "",
+                gi - g_lo + 1, n_run, run_cycles, el > 0 ? run_cycles / el : 0.0, el, tty && !final ? "   " : "\n");
+        fflush(stderr);
+    };
     long long total_cycles = 0, all_cycles = 0;
     /* start-to-done: back-pressure runs (GEMMs, equal to schedule + blocked,
      * sums), engine comparison (tiles compared, mismatches) */
@@ -234,8 +454,11 @@ int main(int argc, char **argv)
     double t_rtl = 0, t_model = 0, t_core = 0;
     array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
     for (int rep = 0; rep < repeat && rc == 0; rep++)
-    for (size_t gi = 0; gi < tr.n && rc == 0; gi++) {
+    for (size_t gi = g_lo; gi < g_hi && rc == 0 && !cut; gi++) {
         const mx_gemm &g = tr.gemms[gi];
+        cur_gi = gi;
+        /* per GEMM, so that --gemm I reruns GEMM I with the same back-pressure */
+        bp_rng = (seed + gi) ^ 0xB4C4B4C4ull;
         mx_sc_job j;
         const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
         if (!fe.empty()) {
@@ -295,6 +518,15 @@ int main(int argc, char **argv)
             vtime += 10;
         }
         top->rst_ni = 1;
+        run_cycles += 2;
+        const uint64_t gemm_t0 = vtime;
+        /* per PE: results seen in this GEMM (which fold's output is next) */
+        std::vector<long long> pe_cnt((size_t)(ARR_R * ARR_C), 0);
+        auto pe_fold = [&](int r, int c, long long k) -> long long { /* the k-th fold covering PE (r, c) */
+            for (size_t f = 0; f < folds.size(); f++)
+                if (r < folds[f].rl && c < folds[f].cl && k-- == 0) return (long long)f;
+            return -1;
+        };
 
         std::vector<uint32_t> got((size_t)(j.M * j.N), 0);
         std::vector<int> have((size_t)(j.M * j.N), 0);
@@ -305,6 +537,16 @@ int main(int argc, char **argv)
         const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
         tile_cycle_out mo, ro;
         for (;;) {
+            if (max_cycles >= 0 && run_cycles >= max_cycles) {
+                cut = true;
+                cut_gi = gi;
+                cut_cyc = cyc;
+                break;
+            }
+            if (progress && now_s() - t_prog >= 0.5) {
+                show_progress(gi, false);
+                t_prog = now_s();
+            }
             if (cyc > limit) {
                 fprintf(stderr, "mxsim-cosim-array: %s:%d: GEMM '%s' did not finish in %lld cycles (deadlock)\n", tpath, g.line, g.name, limit);
                 rc = 1;
@@ -331,6 +573,15 @@ int main(int argc, char **argv)
                         "MISMATCH cycle %lld (GEMM %zu '%s', %s:%d): PE row %d column %d: %s expected 0x%llx actual 0x%llx\n",
                         cyc, gi, g.name, tpath, g.line, r, c, field, (unsigned long long)exp, (unsigned long long)act);
                 rc = 1;
+                mm.cyc = cyc;
+                mm.field = field;
+                mm.r = r;
+                mm.c = c;
+                mm.exp = exp;
+                mm.act = act;
+                /* the output involved: a block's at the head of column c, else the PE's next result */
+                if (c >= 0 && r >= 0 && !strncmp(field, "blk_", 4) && !colq[(size_t)c].empty()) mm.fold = (long long)colq[(size_t)c].front();
+                else if (c >= 0 && r >= 0) mm.fold = pe_fold(r, c, pe_cnt[(size_t)(r * ARR_C + c)]);
             };
             if (mo.busy != ro.busy) fail("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
             else if (mo.done != ro.done) fail("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
@@ -344,6 +595,13 @@ int main(int argc, char **argv)
                 for (int c = 0; c < ARR_C && rc == 0; c++) {
                     const size_t i = (size_t)(r * ARR_C + c);
                     if (mo.pe_done[i] != ro.pe_done[i]) fail("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
+                }
+            /* each PE's own result the cycle it appears (out_valid_o = pe_done, just compared) */
+            for (int i = 0; i < ARR_R * ARR_C && rc == 0 && pe_visible; i++)
+                if (mo.pe_done[(size_t)i]) {
+                    const int r = i / ARR_C, c = i % ARR_C;
+                    const uint32_t mv = model.array().pe_value(r, c), rv = *pe_q[(size_t)i];
+                    if (mv != rv) fail("PE result (u_pe.out_o)", r, c, mv, rv);
                 }
             for (int c = 0; c < ARR_C && rc == 0; c++) {
                 if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c]) { fail("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]); break; }
@@ -362,7 +620,8 @@ int main(int argc, char **argv)
             if (mo.issue && first_issue < 0) first_issue = cyc;
             for (int c = 0; c < ARR_C; c++)
                 if (mo.blk_valid[(size_t)c] && !in.blk_ready[(size_t)c]) { blocked++; break; }
-            for (int i = 0; i < ARR_R * ARR_C; i++) if (mo.pe_done[(size_t)i]) last_pe_done = cyc;
+            for (int i = 0; i < ARR_R * ARR_C; i++)
+                if (mo.pe_done[(size_t)i]) { last_pe_done = cyc; pe_cnt[(size_t)i]++; }
             for (int c = 0; c < ARR_C && rc == 0; c++) {
                 if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
                 if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
@@ -384,7 +643,9 @@ int main(int argc, char **argv)
             model.tick();
             t1 = now_s();
             top->clk_i = 1;
+            mx_vl_skip_ico = skip_ico;
             top->eval();
+            mx_vl_skip_ico = 0;
             t2 = now_s();
             t_model += t1 - t0;
             t_rtl += t2 - t1;
@@ -393,8 +654,14 @@ int main(int argc, char **argv)
             /* synchronous SRAM: this cycle's read address, data next cycle (0 if no read) */
             tile_sram_respond(sram, mo, in);
             cyc++;
+            run_cycles++;
         }
-        if (rc) break;
+        if (rc == 1 && mm.cyc >= 0)
+            report_mismatch(cfg, cpath, tpath, seed, bp_arg, fault_arg, data_dir, fst_path, gi, g, j, from_note, expect,
+                            mm.cyc, mm.r, mm.c, mm.fold >= 0 ? &folds[(size_t)mm.fold] : nullptr,
+                            mm.r >= 0 && mm.c >= 0 ? model.array().pe_value(mm.r, mm.c) : 0,
+                            mm.r >= 0 && mm.c >= 0 && pe_visible ? pe_q[(size_t)(mm.r * ARR_C + mm.c)] : nullptr, gemm_t0);
+        if (rc || cut) break;
         const long long want = j.M * j.N;
         for (long long k = 0; k < want; k++)
             if (!have[(size_t)k] || got[(size_t)k] != expect[(size_t)k]) {
@@ -512,15 +779,28 @@ int main(int argc, char **argv)
                        ds.total, ds.lead, ds.compute, ds.drain);
         }
         total_cycles += cyc;
+        gemms_done++;
         all_cycles += cyc + 2; /* + reset */
         if (!quiet && rep == 0)
             printf("%-10s %4lldx%-4lldx%-4lld %-11s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
                    g.name, g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), folds.size(), compute, analytic, cyc, want,
                    out_fmt >= 0 ? " + codes/scales" : "", from_note.c_str());
     }
+    if (progress && cur_gi != (size_t)-1 && cur_gi >= g_lo) show_progress(cur_gi, true);
+    if (rc == 0 && cut) {
+        const mx_gemm &g = tr.gemms[cut_gi];
+        printf("mxsim-cosim-array: CUT by --max-cycles %lld: GEMM %zu '%s' (%s:%d) stopped at its cycle %lld (its outputs, "
+               "start-to-done and codes not checked)%s; %lld of %zu GEMMs compared in full\n",
+               max_cycles, cut_gi, g.name, tpath, g.line, cut_cyc,
+               cut_gi + 1 < g_hi ? (", GEMMs " + std::to_string(cut_gi + 1) + ".." + std::to_string(g_hi - 1) + " not run").c_str() : "",
+               gemms_done, n_run);
+    }
+    if (rc == 0 && (g_lo > 0 || g_hi < tr.n))
+        printf("mxsim-cosim-array: %s: GEMMs %zu..%zu of %zu run (%s)\n", tpath, g_lo, g_hi - 1, tr.n,
+               gemm_only >= 0 ? "--gemm" : "--gemms");
     if (rc == 0) {
-        printf("mxsim-cosim-array: %s, %zu GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles\n", tpath,
-               tr.n, ARR_R, ARR_C, ARR_L, bp, total_cycles);
+        printf("mxsim-cosim-array: %s, %lld GEMMs, %dx%d array L=%d, back-pressure %.2f: RTL == C model, %lld cycles%s\n", tpath,
+               gemms_done / repeat, ARR_R, ARR_C, ARR_L, bp, total_cycles + (cut ? cut_cyc : 0), cut ? " (cut)" : "");
         if (bp > 0)
             printf("mxsim-cosim-array: %s: start-to-done with back-pressure within [unthrottled, unthrottled + blocked cycles] "
                    "on %lld GEMMs (equal to the upper end on %lld; %lld cycles added, %lld blocked)\n",
