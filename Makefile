@@ -37,7 +37,7 @@ TEST_OBJ := $(TEST_SRC:%.cpp=$(BUILD)/obj/%.o) $(TEST_REF:%.c=$(BUILD)/obj/%.o)
 # The CLI's objects without main(), so tests can call command entry points.
 SIM_LIB_OBJ := $(filter-out $(BUILD)/obj/sim/mxsim_main.o,$(SIM_OBJ))
 
-SIM_LIBS := -lyaml-cpp -linih -lm -lpthread
+SIM_LIBS := -lyaml-cpp -linih -ljansson -lm -lpthread
 
 .PHONY: all run test test-fast test-san bench lint clean deps area cosim
 .DEFAULT_GOAL := all

@@ -16,6 +16,12 @@ need libinih-dev       /usr/include/ini.h
 need libgtest-dev      /usr/include/gtest/gtest.h
 need yosys             /usr/bin/yosys
 need gnuplot-nox       /usr/bin/gnuplot
+# mxsim sweep: reads reports back (sim/sweep_out.c); its Slurm test (mk/slurm_test.sh)
+# and its HTML report check (mk/sweep.mk)
+need libjansson-dev    /usr/include/jansson.h
+need slurm-wlm         /usr/sbin/slurmctld
+need munge             /usr/sbin/munged
+need chromium          /usr/bin/chromium
 # the Python bridge (sim/python/mxsim, mk/python.mk): numpy for the ctypes
 # layer, PyTorch for mxsim.torch, scikit-learn for its bundled digits set
 need python3-numpy     /usr/lib/python3/dist-packages/numpy/__init__.py

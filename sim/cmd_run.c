@@ -4,6 +4,7 @@
  * With --compare BASELINE.yaml the same trace also runs on a second
  * configuration and the energy ratio is printed (the `make run` job).
  */
+#include "config_dump.h"
 #include "config_yaml.h"
 #include "json_out.h"
 #include "npy.h"
@@ -18,6 +19,7 @@
 #include "formats/mx_format.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +240,42 @@ static void gemm_error(const run_opts *o, const char *config_path, const mx_gemm
 }
 
 static int mkdir_p(const char *dir);
+
+/* -o before any simulation: the deepest existing ancestor of OUTDIR must be a
+ * writable directory (nothing is created here: bad input leaves nothing).  0 or 2. */
+static int outdir_check(const char *dir)
+{
+    char p[4096];
+    struct stat st;
+    if (!dir) return 0;
+    if (!dir[0] || strlen(dir) >= sizeof p - 8) {
+        mx_print_error("mxsim run", "option '-o': bad directory name '%s'", dir);
+        return 2;
+    }
+    snprintf(p, sizeof p, "%s", dir);
+    for (;;) {
+        if (stat(p, &st) == 0) {
+            if (!S_ISDIR(st.st_mode)) {
+                mx_print_error("mxsim run", "option '-o': cannot create directory '%s': '%s' is not a directory", dir, p);
+                return 2;
+            }
+            if (access(p, W_OK | X_OK) != 0) {
+                mx_print_error("mxsim run", "option '-o': cannot create directory '%s': '%s' is not writable", dir, p);
+                return 2;
+            }
+            return 0;
+        }
+        if (errno != ENOENT) {
+            mx_print_error("mxsim run", "option '-o': cannot create directory '%s': %s", dir, strerror(errno));
+            return 2;
+        }
+        char *slash = strrchr(p, '/');
+        while (slash && slash > p && slash[1] == 0) { *slash = 0; slash = strrchr(p, '/'); } /* trailing '/' */
+        if (!slash) strcpy(p, ".");
+        else if (slash == p) p[1] = 0;
+        else *slash = 0;
+    }
+}
 
 /* ---- --dump DIR ---------------------------------------------------------- */
 
@@ -631,6 +669,20 @@ static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, c
     fprintf(f, "}\n");
 }
 
+typedef struct {
+    FILE *f;
+    int n;
+} json_kv_ctx;
+
+static void json_kv(void *ctx, const char *key, const char *value)
+{
+    json_kv_ctx *k = ctx;
+    fprintf(k->f, "%s\n    ", k->n++ ? "," : "");
+    mx_json_str(k->f, key);
+    fprintf(k->f, ": ");
+    mx_json_str(k->f, value);
+}
+
 static int write_json(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     FILE *f = fopen(path, "w");
@@ -660,6 +712,16 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
         mx_json_num(f, r->cfg.dram_bytes_per_cycle);
         fprintf(f, ", \"latency\": %d}", r->cfg.dram_latency);
     }
+    /* what produced the numbers: the overrides as given, then every key in effect */
+    fprintf(f, ",\n  \"overrides\": [");
+    for (int i = 0; i < o->nsets; i++) {
+        fprintf(f, "%s", i ? ", " : "");
+        mx_json_str(f, o->sets[i]);
+    }
+    fprintf(f, "],\n  \"resolved_config\": {");
+    json_kv_ctx kc = {f, 0};
+    mx_config_resolved(&r->cfg, json_kv, &kc);
+    fprintf(f, "\n  }");
     fprintf(f, ",\n  \"gemms\": [\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
@@ -690,7 +752,7 @@ static void csv_field(FILE *f, const char *v)
 }
 
 static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm *g,
-                    const mx_arch_config *c, const mx_stats *s)
+                    const mx_arch_config *c, const mx_stats *s, const char *overrides)
 {
     fprintf(f, "%s,%s,", name, phase);
     if (g) fprintf(f, "%lld,%lld,%lld,%lld,", g->M, g->N, g->K, g->count);
@@ -709,23 +771,32 @@ static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm 
         fputc(',', f);
         csv_field(f, prov[i]);
     }
+    /* per GEMM the mapper's tile and loop order (the TOTAL row has none), then the --set overrides */
+    if (g) fprintf(f, ",%lld,%lld,%lld,\"%s\",%s,", s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k",
+                   s->map.double_buffer ? "true" : "false");
+    else fprintf(f, ",,,,,,");
+    csv_field(f, overrides);
     fputc('\n', f);
 }
 
-static int write_csv(const char *path, const mx_trace *tr, const run_result *r)
+static int write_csv(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
+    char ov[MAX_SETS * 64 + 1] = "";
+    size_t n = 0;
+    for (int i = 0; i < o->nsets && n < sizeof ov; i++) /* "k=v;k=v" (shown in full in report.json) */
+        n += (size_t)snprintf(ov + n, sizeof ov - n, "%s%s", i ? ";" : "", o->sets[i]);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fprintf(f, "name,phase,M,N,K,count,cycles,compute_cycles,stall_dram,stall_sram,stall_drain,stall_rqu,"
                "utilization,macs,macs_6x6,macs_6x3,macs_3x3,sram_a_bytes,dram_a_bytes,sram_b_bytes,"
                "dram_b_bytes,sram_out_bytes,dram_out_bytes,rqu_elements,requant_elements,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));
-    fprintf(f, ",qsnr_db,max_abs_err,config,engine,mode,dram,version\n");
+    fprintf(f, ",qsnr_db,max_abs_err,config,engine,mode,dram,version,mt,nt,kt,loop_order,double_buffer,overrides\n");
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
-        csv_row(f, g->name, mx_phase_name(g->phase), g, &r->cfg, &r->rows[i]);
+        csv_row(f, g->name, mx_phase_name(g->phase), g, &r->cfg, &r->rows[i], ov);
     }
-    csv_row(f, "TOTAL", "", NULL, &r->cfg, &r->total);
+    csv_row(f, "TOTAL", "", NULL, &r->cfg, &r->total, ov);
     return fclose(f) == 0 ? 0 : -1;
 }
 
@@ -755,11 +826,74 @@ static int write_reports(const char *dir, const run_opts *o, const mx_trace *tr,
     snprintf(c, sizeof c, "%s/report.csv", dir);
     snprintf(jt, sizeof jt, "%s/.report.json.tmp", dir);
     snprintf(ct, sizeof ct, "%s/.report.csv.tmp", dir);
-    if (write_json(jt, o, tr, r) != 0 || write_csv(ct, tr, r) != 0 || rename(jt, j) != 0 ||
+    if (write_json(jt, o, tr, r) != 0 || write_csv(ct, o, tr, r) != 0 || rename(jt, j) != 0 ||
         rename(ct, c) != 0) {
         mx_print_error("mxsim run", "cannot write the reports in '%s': %s", dir, strerror(errno));
         remove(jt);
         remove(ct);
+        return 2;
+    }
+    return 0;
+}
+
+/* One config's side of a comparison: what differs between configs is each
+ * one's own (array, lanes, buffers, DRAM, formats), never the first's. */
+static json_t *compare_side(const run_opts *o, const char *config_path, const run_result *r)
+{
+    json_t *j = json_object(), *e = json_object();
+    json_object_set_new(j, "config", json_string(config_path));
+    json_object_set_new(j, "name", json_string(r->cfg.name));
+    json_object_set_new(j, "report", json_sprintf("%s/report.json", r->cfg.name));
+    json_object_set_new(j, "cycles", json_integer(r->total.cycles));
+    json_object_set_new(j, "energy_pj", json_real(r->total.energy_total_pj));
+    for (int i = 0; i < MX_E_NCOMP; i++) json_object_set_new(e, mx_energy_comp_name((mx_energy_comp)i), json_real(r->total.energy_pj[i]));
+    json_object_set_new(j, "energy_by_component_pj", e);
+    json_object_set_new(j, "array", json_sprintf("%dx%d", r->cfg.rows, r->cfg.cols));
+    json_object_set_new(j, "lanes", json_integer(r->cfg.lanes));
+    json_object_set_new(j, "buffers_kib", json_pack("{s:f,s:f,s:f}", "a", r->cfg.sram[0].kib, "b", r->cfg.sram[1].kib, "out", r->cfg.sram[2].kib));
+    json_object_set_new(j, "dram", json_string(r->cfg.dram_model ? r->cfg.dram.name : "channel"));
+    json_object_set_new(j, "formats", json_pack("{s:s,s:s,s:s}", "a", r->cfg.a_format, "b", r->cfg.b_format, "out", r->cfg.out_format));
+    json_object_set_new(j, "energy_table", json_string(r->energy.path));
+    json_object_set_new(j, "engine", json_string(mx_engine_name(r->cfg.engine)));
+    (void)o;
+    return j;
+}
+
+/* OUTDIR/compare.json: the comparison's ratios and each side's assumptions
+ * (what was only on stdout), through a temporary and a rename.  0 or 2. */
+static int write_compare(const run_opts *o, const run_result *a, const run_result *b)
+{
+    char path[4200], tmp[4300];
+    snprintf(path, sizeof path, "%s/compare.json", o->outdir);
+    snprintf(tmp, sizeof tmp, "%s/.compare.json.tmp", o->outdir);
+    json_t *j = json_object(), *rat = json_object();
+    json_object_set_new(j, "mxsim_version", json_string(mxsim_version()));
+    json_object_set_new(j, "trace", json_string(o->trace_path));
+    json_object_set_new(j, "mode", json_string(o->functional ? "functional" : "timing"));
+    json_t *ov = json_array();
+    for (int i = 0; i < o->nsets; i++) json_array_append_new(ov, json_string(o->sets[i]));
+    json_object_set_new(j, "overrides", ov); /* applied to both configs */
+    json_object_set_new(j, "a", compare_side(o, o->config_path, a));
+    json_object_set_new(j, "b", compare_side(o, o->compare_path, b));
+    const mx_stats *x = &a->total, *y = &b->total;
+    double core_x = 0, core_y = 0;
+    for (int i = MX_E_MUL; i <= MX_E_SCALE; i++) { core_x += x->energy_pj[i]; core_y += y->energy_pj[i]; }
+    json_object_set_new(rat, "energy", json_real(x->energy_total_pj / y->energy_total_pj));
+    json_object_set_new(rat, "cycles", json_real((double)x->cycles / (double)y->cycles));
+    json_object_set_new(rat, "pe_datapath_energy", json_real(core_x / core_y));
+    json_object_set_new(rat, "on_chip_energy", json_real((x->energy_total_pj - x->energy_pj[MX_E_DRAM]) /
+                                                         (y->energy_total_pj - y->energy_pj[MX_E_DRAM])));
+    json_t *bc = json_object();
+    for (int i = 0; i < MX_E_NCOMP; i++)
+        json_object_set_new(bc, mx_energy_comp_name((mx_energy_comp)i),
+                            y->energy_pj[i] > 0 ? json_real(x->energy_pj[i] / y->energy_pj[i]) : json_null());
+    json_object_set_new(rat, "energy_by_component", bc);
+    json_object_set_new(j, "ratios_a_over_b", rat);
+    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && rename(tmp, path) == 0;
+    json_decref(j);
+    if (!ok) {
+        remove(tmp);
+        mx_print_error("mxsim run", "cannot write '%s': %s", path, strerror(errno));
         return 2;
     }
     return 0;
@@ -876,6 +1010,7 @@ int mxsim_cmd_run(int argc, char **argv)
         return 2;
     }
     rc = dump_check(&o, &tr);
+    if (!rc) rc = outdir_check(o.outdir);
     if (!rc) rc = simulate(&o, o.config_path, &tr, &a);
     if (!rc && o.compare_path) rc = simulate(&o, o.compare_path, &tr, &b);
     if (!rc) {
@@ -898,6 +1033,7 @@ int mxsim_cmd_run(int argc, char **argv)
                     ob.config_path = o.compare_path;
                     rc = write_reports(d, &ob, &tr, &b);
                 }
+                if (!rc) rc = write_compare(&o, &a, &b);
             } else {
                 rc = write_reports(o.outdir, &o, &tr, &a);
             }

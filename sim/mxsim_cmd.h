@@ -17,6 +17,7 @@ int mxsim_cmd_run(int argc, char **argv);             /* sim/cmd_run.c */
 int mxsim_cmd_validate(int argc, char **argv);        /* sim/cmd_validate.c */
 int mxsim_cmd_import_scalesim(int argc, char **argv); /* sim/cmd_import_scalesim.c */
 int mxsim_cmd_dram(int argc, char **argv);            /* sim/cmd_dram.c */
+int mxsim_cmd_sweep(int argc, char **argv);           /* sim/cmd_sweep.c */
 int mxsim_cmd_trace(int argc, char **argv);           /* sim/cmd_trace.c: execs python3 -m mxsim.trace */
 
 #ifdef __cplusplus

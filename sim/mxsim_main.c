@@ -20,6 +20,7 @@ static const mxsim_command commands[] = {
     {"import-scalesim", mxsim_cmd_import_scalesim, "convert a SCALE-Sim config + topology to ours"},
     {"validate", mxsim_cmd_validate, "analytic engine vs cycle engine over random GEMMs (docs/VALIDATION.md)"},
     {"dram",  mxsim_cmd_dram,  "run a DRAMsim3-format request trace on a DRAM config (.yaml or DRAMsim3 .ini)"},
+    {"sweep", mxsim_cmd_sweep, "run a grid of config overrides in parallel: CSV, plots, HTML report, shards, Slurm"},
     {"cosim", mxsim_cmd_cosim, "co-simulate the RTL against the C model (needs make cosim)"},
     {"trace", mxsim_cmd_trace, "write a GEMM trace of a PyTorch model (--from-torch MODULE:FACTORY)"},
 };
