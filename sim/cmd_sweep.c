@@ -111,7 +111,8 @@ static void rm_rf(const char *path)
 static int json_write_atomic(const char *path, json_t *v)
 {
     char tmp[4400];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    const int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= sizeof tmp) return -1; /* a path this long fails, never a cut name */
     if (json_dump_file(v, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0) { unlink(tmp); return -1; }
     if (rename(tmp, path) != 0) { unlink(tmp); return -1; }
     return 0;
