@@ -930,18 +930,35 @@ static void print_comparison(const run_result *a, const run_result *b)
                  a->cfg.dram.name, a->cfg.dram.channels);
     else
         snprintf(dram_desc, sizeof dram_desc, "DRAM %.0f B/cycle, %.0f pJ per 64 bit", a->cfg.dram_bytes_per_cycle, dram_pj);
+    /* the hardware line: "same" only when it is (issue 9: it printed the
+     * first config's array as both's) */
+    const mx_arch_config *ca = &a->cfg, *cb = &b->cfg;
+    const int same_hw = ca->rows == cb->rows && ca->cols == cb->cols && ca->lanes == cb->lanes &&
+                        ca->sram[0].kib == cb->sram[0].kib && ca->sram[1].kib == cb->sram[1].kib &&
+                        ca->sram[2].kib == cb->sram[2].kib && ca->dram_model == cb->dram_model &&
+                        (ca->dram_model ? strcmp(ca->dram.name, cb->dram.name) == 0 && ca->dram.channels == cb->dram.channels
+                                        : ca->dram_bytes_per_cycle == cb->dram_bytes_per_cycle);
+    char hw[400];
+    if (same_hw)
+        snprintf(hw, sizeof hw, "same %dx%d array, %d lanes, buffers (A %.0f KiB, B %.0f KiB, out %.0f KiB) and DRAM",
+                 ca->rows, ca->cols, ca->lanes, ca->sram[0].kib, ca->sram[1].kib, ca->sram[2].kib);
+    else
+        snprintf(hw, sizeof hw, "different hardware: %s %dx%d array, %d lanes, buffers %.0f/%.0f/%.0f KiB, DRAM %s; "
+                 "%s %dx%d, %d lanes, %.0f/%.0f/%.0f KiB, DRAM %s",
+                 ca->name, ca->rows, ca->cols, ca->lanes, ca->sram[0].kib, ca->sram[1].kib, ca->sram[2].kib,
+                 ca->dram_model ? ca->dram.name : "channel", cb->name, cb->rows, cb->cols, cb->lanes, cb->sram[0].kib,
+                 cb->sram[1].kib, cb->sram[2].kib, cb->dram_model ? cb->dram.name : "channel");
     printf("Assumptions behind our figure (docs/ENERGY.md):\n"
            "  - energies: %s (Horowitz ISSCC 2014, 45 nm, 0.9 V, plus documented derivations);\n"
            "  - multipliers scale with significand partial products (6x6 / 6x3 / 3x3 vs 8x8), products exact;\n"
            "  - %s mode mix: %.0f%% of MXSF elements in E2M5 mode (timing mode; functional mode counts codes);\n"
-           "  - same %dx%d array, %d lanes, buffers (A %.0f KiB, B %.0f KiB, out %.0f KiB) and DRAM;\n"
+           "  - %s;\n"
            "  - memory traffic per byte: %s stores %s at %.3f bits/element, %s stores %s at %.3f; %s;\n"
            "  - cycles and DRAM energy from the %s engine;\n"
            "  - FP32 accumulation in both; same align width (%d bits); leakage identical per PE;\n"
            "  - no data-dependent toggling; training re-quantization copies: %s;\n"
            "  - tiles chosen by the mapper for %s (memory.tiling).\n",
-           a->energy.path, a->cfg.name, 100 * a->cfg.mxsf_wide_fraction, a->cfg.rows, a->cfg.cols,
-           a->cfg.lanes, a->cfg.sram[0].kib, a->cfg.sram[1].kib, a->cfg.sram[2].kib,
+           a->energy.path, a->cfg.name, 100 * a->cfg.mxsf_wide_fraction, hw,
            a->cfg.name, a->cfg.a_format, bits_of(&a->cfg), b->cfg.name,
            b->cfg.a_format, bits_of(&b->cfg), dram_desc, mx_engine_name(a->cfg.engine), a->cfg.align_width,
            a->cfg.tile_rows ? "none needed (2-D tiles)" : "counted (1-D blocks)",
