@@ -739,18 +739,6 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     return fclose(f) == 0 ? 0 : -1;
 }
 
-/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *v)
-{
-    if (!strpbrk(v, ",\"\r\n")) { fputs(v, f); return; }
-    fputc('"', f);
-    for (; *v; v++) {
-        if (*v == '"') fputc('"', f);
-        fputc(*v, f);
-    }
-    fputc('"', f);
-}
-
 static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm *g,
                     const mx_arch_config *c, const mx_stats *s, const char *overrides)
 {
@@ -769,13 +757,13 @@ static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm 
                            c->dram_model ? c->dram.name : "channel", mxsim_version()};
     for (int i = 0; i < 5; i++) {
         fputc(',', f);
-        csv_field(f, prov[i]);
+        mx_csv_field(f, prov[i]);
     }
     /* per GEMM the mapper's tile and loop order (the TOTAL row has none), then the --set overrides */
     if (g) fprintf(f, ",%lld,%lld,%lld,\"%s\",%s,", s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k",
                    s->map.double_buffer ? "true" : "false");
     else fprintf(f, ",,,,,,");
-    csv_field(f, overrides);
+    mx_csv_field(f, overrides);
     fputc('\n', f);
 }
 

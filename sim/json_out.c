@@ -2,6 +2,7 @@
 #include "json_out.h"
 
 #include <math.h>
+#include <string.h>
 
 void mx_json_str(FILE *f, const char *s)
 {
@@ -19,4 +20,15 @@ void mx_json_num(FILE *f, double v)
 {
     if (isfinite(v)) fprintf(f, "%.17g", v);
     else fprintf(f, "null");
+}
+
+void mx_csv_field(FILE *f, const char *v)
+{
+    if (!strpbrk(v, ",\"\r\n")) { fputs(v, f); return; }
+    fputc('"', f);
+    for (; *v; v++) {
+        if (*v == '"') fputc('"', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
 }

@@ -1,6 +1,6 @@
 /*
- * json_out.h — the two JSON writers every report uses: an escaped string and
- * a number (17 significant digits; null when not finite).
+ * json_out.h — the writers every report uses: a JSON escaped string, a JSON
+ * number (17 significant digits; null when not finite), and a CSV field.
  */
 #ifndef MXSIM_JSON_OUT_H
 #define MXSIM_JSON_OUT_H
@@ -13,6 +13,8 @@ extern "C" {
 
 void mx_json_str(FILE *f, const char *s);
 void mx_json_num(FILE *f, double v);
+/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
+void mx_csv_field(FILE *f, const char *v);
 
 #ifdef __cplusplus
 }

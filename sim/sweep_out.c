@@ -1,5 +1,6 @@
 /* sweep_out.c — see sweep_out.h: rows, sweep.csv, the Slurm script. */
 #include "sweep_out.h"
+#include "json_out.h"
 #include "config_yaml.h"
 #include "version.h"
 
@@ -116,18 +117,6 @@ int sw_load_rows(const sw_def *d, const char *const *dirs, int ndirs, int si, in
     return 0;
 }
 
-/* One CSV field, quoted (RFC 4180) when it holds a comma, a quote or a line break. */
-static void csv_field(FILE *f, const char *v)
-{
-    if (!strpbrk(v, ",\"\r\n")) { fputs(v, f); return; }
-    fputc('"', f);
-    for (; *v; v++) {
-        if (*v == '"') fputc('"', f);
-        fputc(*v, f);
-    }
-    fputc('"', f);
-}
-
 int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, int sn, const char *path, size_t *nrows,
                  size_t *missing)
 {
@@ -154,7 +143,7 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
     for (int a = 0; a < d->naxes; a++)
         for (int k = 0; k < d->axes[a].nkeys; k++) {
             fputc(',', f);
-            csv_field(f, d->axes[a].keys[k]);
+            mx_csv_field(f, d->axes[a].keys[k]);
         }
     fprintf(f, ",trace,status,cycles,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));
@@ -168,11 +157,11 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
             int v = sw_def_point_index(d, r->p, a);
             for (int k = 0; k < d->axes[a].nkeys; k++) {
                 fputc(',', f);
-                csv_field(f, sw_val(&d->axes[a], v, k));
+                mx_csv_field(f, sw_val(&d->axes[a], v, k));
             }
         }
         fputc(',', f);
-        csv_field(f, d->traces[r->t]);
+        mx_csv_field(f, d->traces[r->t]);
         if (r->ok) {
             fprintf(f, ",ok,%lld,%.10g", r->cycles, r->energy_pj);
             for (int c = 0; c < MX_E_NCOMP; c++) fprintf(f, ",%.10g", r->comp_pj[c]);
@@ -183,7 +172,7 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
             fprintf(f, ",invalid,,");
             for (int c = 0; c < MX_E_NCOMP; c++) fputc(',', f);
             fprintf(f, ",,,%s,", func ? ",," : "");
-            csv_field(f, r->error);
+            mx_csv_field(f, r->error);
             fputc('\n', f);
         }
     }
