@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -608,16 +609,25 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 #define WR_QUEUE_MAX 64
 typedef struct {
     long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
+    long long cyc_follow[WR_QUEUE_MAX]; /* channel cycles right behind another store */
+    int started[WR_QUEUE_MAX];
+    long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
+    int cls[WR_QUEUE_MAX];
     int halves[WR_QUEUE_MAX];   /* output buffer halves (bits) its store releases */
     long long bursts[WR_QUEUE_MAX];
     long long queued_bursts;    /* of all queued batches */
+    long long last_end;         /* the last write left the channel */
+    long long drain_start;      /* the writes up to it started then */
+    long long last_mi, last_ni; /* its output tile */
+    int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
     int head, n;
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
     int held[2];
 } wr_queue;
 
-static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bursts, int halves)
+static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long bursts,
+                          int halves, long long mi, long long ni, int cls)
 {
     for (int h = 0; h < 2; h++)
         if (halves >> h & 1) q->held[h] = 1;
@@ -625,14 +635,23 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bur
     if (q->n == WR_QUEUE_MAX) {
         int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
         q->t[last] = mx_llmax(q->t[last], t);
-        q->cyc[last] += cyc;
+        q->cyc[last] += cyc_follow;
+        q->cyc_follow[last] += cyc_follow;
         q->bursts[last] += bursts;
         q->halves[last] |= halves;
+        q->mi[last] = mi;
+        q->ni[last] = ni;
+        q->cls[last] = cls;
         return;
     }
     int i = (q->head + q->n++) % WR_QUEUE_MAX;
     q->t[i] = t;
     q->cyc[i] = cyc;
+    q->cyc_follow[i] = cyc_follow;
+    q->started[i] = 0;
+    q->mi[i] = mi;
+    q->ni[i] = ni;
+    q->cls[i] = cls;
     q->bursts[i] = bursts;
     q->halves[i] = halves;
 }
@@ -641,11 +660,27 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bur
 static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
+    q->last_end = end;
+    q->last_mi = q->mi[i];
+    q->last_ni = q->ni[i];
+    q->last_cls = q->cls[i];
     for (int h = 0; h < 2; h++)
         if (q->halves[i] >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
     q->queued_bursts -= q->bursts[i];
     q->head = (q->head + 1) % WR_QUEUE_MAX;
     q->n--;
+}
+
+/* The head batch starts service at s: right behind the previous store
+ * (the controller merges both into one stream of row hits) it takes its
+ * marginal time, else its time alone. */
+static void wr_queue_start(wr_queue *q, long long s)
+{
+    int i = q->head;
+    if (q->started[i]) return;
+    q->started[i] = 1;
+    if (s <= q->last_end) q->cyc[i] = q->cyc_follow[i];
+    else q->drain_start = s;
 }
 
 /* Serves, in order, every queued batch that was ready before `before`,
@@ -655,7 +690,9 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
     long long cur = from;
     while (q->n > 0 && q->t[q->head] < before) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        cur = mx_llmax(cur, q->t[i]);
+        wr_queue_start(q, cur);
+        cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -668,7 +705,9 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
     long long cur = from;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        cur = mx_llmax(cur, q->t[i]);
+        wr_queue_start(q, cur);
+        cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -683,9 +722,14 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         int i = q->head;
         long long s = mx_llmax(cur, q->t[i]);
         if (until >= 0 && s >= until) break;
+        wr_queue_start(q, s);
         long long used = until < 0 ? q->cyc[i] : mx_llmin(q->cyc[i], until - s);
         q->cyc[i] -= used;
         cur = s + used;
+        q->last_end = cur;
+        q->last_mi = q->mi[i];
+        q->last_ni = q->ni[i];
+        q->last_cls = q->cls[i];
         if (q->cyc[i] > 0) break;
         wr_queue_pop(q, cur);
     }
@@ -994,7 +1038,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (8 + 3 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (9 + 4 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1013,11 +1057,16 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     for (int h = 0; h < 2; h++) /* compared with a start >= end1; no time while held */
         k->v[n++] = w->wq.held[h] ? -1 : mx_llmax(w->wq.out_free[h], b) - b;
     k->v[n++] = w->oidx & 1;
+    /* a store follows the last one only if it starts by its end; every start is >= dram_free */
+    k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_end - b : LLONG_MIN;
+    k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
+    k->v[n++] = w->wq.last_end >= w->dram_free ? mx_llmin(w->wq.drain_start, w->dram_free - 1) - b : LLONG_MIN;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
         k->v[n++] = w->wq.t[j] - b;
         k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
+        k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
         k->v[n++] = w->wq.bursts[j];
     }
     k->n = n;
@@ -1049,6 +1098,8 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->last_avail, d, times, &ovf);
     add_times(&w->wq.out_free[0], d, times, &ovf);
     add_times(&w->wq.out_free[1], d, times, &ovf);
+    add_times(&w->wq.last_end, d, times, &ovf);
+    add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
     JUMP(oidx); JUMP(t);
@@ -1175,12 +1226,70 @@ typedef struct {
     int sram_walk;    /* the bank model and output-half holds (not in the mapper's fast cost) */
     int burst_exact;  /* DRAM traffic in the DMA's whole bursts */
     ref_sched rs;
+    int pair_on;             /* tiles 0 and 1 load together (mx_cycle_probe_pair) */
+    mx_tile_probe pair[2];
+    long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
+                                     one, by both shape classes; -1 not yet */
+    long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
+                                             [load edge m, n, k][what]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
     long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
 } walk_ctx;
+
+/* The marginal channel cycles of the store of output tile `oidx` (at mi,
+ * ni; m x n) when it follows the previous output tile's store back to back:
+ * both probed together, less the previous one alone.  0: not available. */
+static long long store_follow(walk_ctx *x, long long mi, long long ni, long long m, long long n, long long oidx)
+{
+    const mx_tiling *tl = x->tl;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    const long long pr = oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
+    const long long pmi = tl->n_outer ? pii : poi, pni = tl->n_outer ? poi : pii;
+    const int pem = pmi == tl->m_tiles - 1, pen = pni == tl->n_tiles - 1;
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
+    long long *f = &x->follow[pem][pen][em][en];
+    if (*f < 0) {
+        const long long pm = x->dims_m[pem], pn = x->dims_n[pen];
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, pmi, pni, 0, pm, pn, 0,
+                                               MX_PROBE_STORE);
+        const mx_probe_xfer xf[2] = {{pmi * tl->mt, pm, pni * tl->nt, pn, 0, 0, MX_PROBE_STORE},
+                                     {mi * tl->mt, m, ni * tl->nt, n, 0, 0, MX_PROBE_STORE}};
+        mx_tile_probe pp[2];
+        *f = 0;
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, pp) == 0)
+            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+    }
+    return *f;
+}
+
+/* The marginal cycles of tile (mi, ni, ki)'s load (`what`) when it starts
+ * right behind the last store: the controller has that store's writes
+ * draining and turns around to reads after them (tWTR, rows the writes
+ * closed).  Both probed together (the load arriving as the writes drain),
+ * less the store alone.  0: not available. */
+static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi, long long ni, long long ki,
+                                  long long m, long long n, long long k, int what)
+{
+    const mx_tiling *tl = x->tl;
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    long long *f = &x->after_store[w->wq.last_cls][em][en][ek][what];
+    if (*f < 0) {
+        const long long smi = w->wq.last_mi, sni = w->wq.last_ni;
+        const long long sm = x->dims_m[smi == tl->m_tiles - 1], sn = x->dims_n[sni == tl->n_tiles - 1];
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, smi, sni, 0, sm, sn, 0,
+                                               MX_PROBE_STORE);
+        const mx_probe_xfer xf[2] = {{smi * tl->mt, sm, sni * tl->nt, sn, 0, 0, MX_PROBE_STORE},
+                                     {mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k, what}};
+        mx_tile_probe pp[2];
+        *f = 0;
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, pp) == 0)
+            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+    }
+    return *f;
+}
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
@@ -1198,7 +1307,15 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     w->ctr.dram_read[MX_OP_A] += la;
     w->ctr.dram_read[MX_OP_B] += lb;
     if (c->ideal_memory || la + lb == 0) return 0;
+    if (x->pair_on && w->t < 2) { /* the first two loads, issued together at the start */
+        const mx_tile_probe *p = &x->pair[w->t];
+        w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
+        w->probe_pj += p->cmd_pj;
+        w->probe_act += p->act;
+        return p->cycles;
+    }
     long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
+    const long long wanted = want;
     /* writes queued before this read was wanted go first (the controller
      * drains its write queue when it fills: a tile's store is far larger
      * than the queue), then the read */
@@ -1207,11 +1324,15 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        if (w->wq.last_cls >= 0 && want == w->wq.last_end && w->wq.drain_start < wanted) { /* arrived as a store drained */
+            long long f = load_after_store(x, w, mi, ni, ki, m, n, k, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
+            if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
+        }
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
-        return want + pr->cycles + rd;
+        return w->dram_free + dram_latency(c);
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
@@ -1266,7 +1387,13 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     } else if (ek) {
         w->wq.out_free[w->oidx % 2] = avail + wcyc;
     }
-    wr_queue_push(&w->wq, avail, wcyc, nb, hold);
+    long long wfollow = wcyc;
+    if (pw && ek && w->oidx > 0) {
+        long long f = store_follow(x, mi, ni, m, n, w->oidx);
+        if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
+    }
+    wr_queue_push(&w->wq, avail, wcyc, wfollow, nb, hold, mi, ni,
+                  (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1));
     if (ek) w->oidx++;
 }
 
@@ -1358,6 +1485,31 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
     }
 }
 
+/* Tile 1 of the loop order and what it loads (tile 0 loads both): sets
+ * x->pair_on and x->pair when it loads anything.  -1: the probe failed. */
+static int pair_probe(walk_ctx *x)
+{
+    const mx_tiling *tl = x->tl;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    long long ki = 1 % tl->k_tiles, r = 1 / tl->k_tiles;
+    long long ii = r % inner_n, oi = r / inner_n;
+    long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
+    long long a0, b0, a1, b1;
+    tile_ids(tl, 0, 0, 0, &a0, &b0);
+    tile_ids(tl, mi, ni, ki, &a1, &b1);
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
+    if (!what) return 0;
+    const mx_probe_xfer xf[2] = {
+        {0, x->dims_m[tl->m_tiles == 1], 0, x->dims_n[tl->n_tiles == 1], 0, x->dims_k[tl->k_tiles == 1],
+         MX_PROBE_A | MX_PROBE_B},
+        {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what}};
+    if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, x->pair) != 0)
+        return -1;
+    x->pair_on = 1;
+    return 0;
+}
+
 /* The analytic engine for a given mapping (the mapper calls it for its
  * candidates); -1 when its counters overflow 64 bits. */
 static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
@@ -1383,6 +1535,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 x->shape_sram[i][j][k] = -1;
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
+    memset(x->follow, 0xff, sizeof x->follow);
+    memset(x->after_store, 0xff, sizeof x->after_store);
     x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     x->rs = ref_sched_of(c, x->use_probes);
     /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
@@ -1398,12 +1552,20 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     x->rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
     x->rqu_extra_rem = rqu_extra_elems - x->rqu_extra_per_out * nouts;
 
+    /* Double-buffered, tile 1's load waits for nothing: the DMA issues it
+     * right behind tile 0's, and the controller's FR-FCFS scheduler serves
+     * both together (row hits first), so the two are probed as one. */
+    if (x->use_probes && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
+        free(x);
+        return -1;
+    }
     /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
      * half t%2, free once tile t-2 has computed; reads have priority on the
      * DRAM channel, output writes fill its idle cycles, and what is left when
      * compute ends is the drain stall. */
     walk_state ws;
     memset(&ws, 0, sizeof ws);
+    ws.wq.last_cls = -1;
     walk_state *w = &ws;
     long long last_a = -1, last_b = -1;
     const long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;

@@ -768,6 +768,52 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     return 0;
 }
 
+/* Two streams, one after the other, as one mx_dram_next_addr source. */
+typedef struct {
+    mx_dma_stream st[2];
+    int i;
+} stream_pair;
+
+static int stream_pair_next(void *src, uint64_t *addr)
+{
+    stream_pair *p = src;
+    while (p->i < 2) {
+        if (mx_dma_stream_next(&p->st[p->i], addr)) return 1;
+        p->i++;
+    }
+    return 0;
+}
+
+int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long M, long long N, long long K,
+                             const mx_probe_xfer x[2], mx_tile_probe out[2])
+{
+    memset(out, 0, 2 * sizeof *out);
+    if (!c->dram_model) return -1;
+    stream_pair sp;
+    memset(&sp, 0, sizeof sp);
+    for (int i = 0; i < 2; i++)
+        transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
+                        &sp.st[i]);
+    const uint64_t first = (uint64_t)mx_dma_stream_bursts(&sp.st[0]);
+    mx_dram_probe pr;
+    char err[200];
+    const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[1].what & MX_PROBE_STORE) != 0;
+    if (mx_dram_probe_run_split(&c->dram, stream_pair_next, &sp, w0, first, w1, w0 != w1 ? 1 : 0, &pr, err,
+                                sizeof err) != 0)
+        return -1;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    const mx_dram_stats *ds = &pr.stats;
+    out[0].bursts = (long long)first;
+    out[0].cycles = (long long)ceil((double)pr.split_end * ratio - 1e-9);
+    out[1].bursts = (long long)(pr.bursts - first);
+    out[1].cycles = (long long)ceil((double)pr.end_clock * ratio - 1e-9);
+    out[1].cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
+                    ds->energy_pj[MX_DRAM_E_WR];
+    out[1].act = (long long)ds->act;
+    return 0;
+}
+
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)

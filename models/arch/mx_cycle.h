@@ -81,6 +81,22 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
                         int what, mx_tile_probe *out);
 
+/* Two tile transfers, both loads or both stores, issued back to back on a
+ * fresh DRAM: the controller serves row hits of either first (FR-FCFS), so
+ * the first one's data may be in after some of the second's.  The analytic
+ * engine times the first two loads of a double-buffered GEMM (tile 1 waits
+ * for nothing, so the DMA issues it right behind tile 0) and a store queued
+ * right behind another with these.  out[0].cycles: the first transfer all
+ * done; out[1].cycles: both; the energy and ACTs of both in out[1].  0, or
+ * -1 without a DRAM model. */
+typedef struct {
+    long long r0, m, n0, n, k0, k;
+    int what;
+} mx_probe_xfer;
+int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long M, long long N, long long K,
+                             const mx_probe_xfer x[2], mx_tile_probe out[2]);
+
 #ifdef __cplusplus
 }
 #endif
