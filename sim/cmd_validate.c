@@ -264,7 +264,9 @@ int mxsim_cmd_validate(int argc, char **argv)
            "after the first REF by tRFC / tREFI (in expectation); the cycle engine's transfers wait for the REFs "
            "that actually fall inside them.\n"
            "- Both engines count DRAM traffic in the DMA's whole bursts (the bandwidth channel's column compares "
-           "those bytes); background energy follows cycles.\n");
+           "those bytes). Background energy: the analytic engine charges each rank active standby from the first "
+           "transfer that touches it, less the expected closed time after REFs in idle gaps; the cycle engine counts "
+           "each rank's open banks clock by clock.\n");
     qsort(smp, (size_t)n, sizeof *smp, cmp_abs_cyc);
     printf("\n## Worst cases (cycles)\n\n| DRAM | array | df | fmt | M | N | K | analytic | cycle | error | "
            "stalls analytic (dram/sram/drain/rqu) | stalls cycle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");

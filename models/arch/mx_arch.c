@@ -613,10 +613,20 @@ typedef struct {
     int started[WR_QUEUE_MAX];
     long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
     int cls[WR_QUEUE_MAX];
+    uint64_t ranks[WR_QUEUE_MAX];
     int halves[WR_QUEUE_MAX];   /* output buffer halves (bits) its store releases */
     long long bursts[WR_QUEUE_MAX];
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
+    /* background energy: when the DRAM was last busy (-1: never), and the
+     * expected cycles each rank spends with every bank closed (before its
+     * first access; after a REF until the next access: open-page banks
+     * stay open otherwise) */
+    long long busy_end;
+    double closed;
+    uint64_t touched;           /* ranks accessed so far (mx_tile_probe.ranks) */
+    double first_touch_sum;     /* the sum of their first access times */
+    double refi;                /* tREFI in accelerator cycles; 0: no refresh */
     long long drain_start;      /* the writes up to it started then */
     long long last_mi, last_ni; /* its output tile */
     int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
@@ -627,7 +637,7 @@ typedef struct {
 } wr_queue;
 
 static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long bursts,
-                          int halves, long long mi, long long ni, int cls)
+                          int halves, long long mi, long long ni, int cls, uint64_t ranks)
 {
     for (int h = 0; h < 2; h++)
         if (halves >> h & 1) q->held[h] = 1;
@@ -642,6 +652,7 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
         q->mi[last] = mi;
         q->ni[last] = ni;
         q->cls[last] = cls;
+        q->ranks[last] |= ranks;
         return;
     }
     int i = (q->head + q->n++) % WR_QUEUE_MAX;
@@ -652,8 +663,27 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
     q->mi[i] = mi;
     q->ni[i] = ni;
     q->cls[i] = cls;
+    q->ranks[i] = ranks;
     q->bursts[i] = bursts;
     q->halves[i] = halves;
+}
+
+/* Expected closed time of one rank over an idle gap of g cycles: a REF
+ * (period P, uniform phase) closes its banks until the gap ends. */
+static double closed_in_gap(double g, double P)
+{
+    if (P <= 0 || g <= 0) return 0;
+    return g <= P ? g * g / (2 * P) : g - P / 2;
+}
+
+/* The DRAM is busy over [s, e) with a transfer touching `ranks`. */
+static void dram_busy(wr_queue *q, long long s, long long e, uint64_t ranks)
+{
+    const uint64_t fresh = ranks & ~q->touched;
+    q->first_touch_sum += (double)__builtin_popcountll(fresh) * (double)s;
+    q->touched |= fresh;
+    if (q->busy_end >= 0 && s > q->busy_end) q->closed += closed_in_gap((double)(s - q->busy_end), q->refi);
+    if (e > q->busy_end) q->busy_end = e;
 }
 
 /* The head batch has left at `end`: its output halves are free. */
@@ -692,6 +722,7 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
         int i = q->head;
         cur = mx_llmax(cur, q->t[i]);
         wr_queue_start(q, cur);
+        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
         cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
@@ -707,6 +738,7 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
         int i = q->head;
         cur = mx_llmax(cur, q->t[i]);
         wr_queue_start(q, cur);
+        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
         cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
@@ -725,6 +757,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         wr_queue_start(q, s);
         long long used = until < 0 ? q->cyc[i] : mx_llmin(q->cyc[i], until - s);
         q->cyc[i] -= used;
+        dram_busy(q, s, s + used, q->ranks[i]);
         cur = s + used;
         q->last_end = cur;
         q->last_mi = q->mi[i];
@@ -1038,7 +1071,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (9 + 4 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (12 + 5 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1060,6 +1093,9 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     /* a store follows the last one only if it starts by its end; every start is >= dram_free */
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_end - b : LLONG_MIN;
     k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
+    k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
+    k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
+    k->v[n++] = (long long)(w->wq.touched & 1);
     k->v[n++] = w->wq.last_end >= w->dram_free ? mx_llmin(w->wq.drain_start, w->dram_free - 1) - b : LLONG_MIN;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
@@ -1067,6 +1103,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.t[j] - b;
         k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
         k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
+        k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
         k->v[n++] = w->wq.bursts[j];
     }
     k->n = n;
@@ -1109,6 +1146,8 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     }
 #undef JUMP
     w->probe_pj += (to->probe_pj - from->probe_pj) * (double)times;
+    w->wq.closed += (to->wq.closed - from->wq.closed) * (double)times;
+    if (w->wq.busy_end >= 0) add_times(&w->wq.busy_end, d, times, &ovf);
     return ovf ? -1 : 0;
 }
 
@@ -1310,6 +1349,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     if (x->pair_on && w->t < 2) { /* the first two loads, issued together at the start */
         const mx_tile_probe *p = &x->pair[w->t];
         w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
+        dram_busy(&w->wq, 0, w->dram_free, p->ranks);
         w->probe_pj += p->cmd_pj;
         w->probe_act += p->act;
         return p->cycles;
@@ -1330,6 +1370,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         }
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
+        dram_busy(&w->wq, want, w->dram_free, pr->ranks);
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
         return w->dram_free + dram_latency(c);
@@ -1393,7 +1434,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
     }
     wr_queue_push(&w->wq, avail, wcyc, wfollow, nb, hold, mi, ni,
-                  (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1));
+                  (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
     if (ek) w->oidx++;
 }
 
@@ -1436,6 +1477,24 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
     walk_store(x, w, mi, ni, ki, m, n, k);
 }
 
+/* Background energy of a GEMM lasting `cycles`: every rank in precharged
+ * standby (IDD2N) or, with a bank open, active standby (IDD3N); open-page
+ * banks stay open from a rank's first access on except after a REF until
+ * the next access (wr_queue.closed). */
+static double background_pj(const mx_arch_config *c, const wr_queue *q, long long cycles)
+{
+    double pj[MX_DRAM_E_N];
+    mx_dram_energy_per_command(&c->dram, pj);
+    const double ratio = c->dram.tCK_ns * c->clock_ghz, ranks = (double)c->dram.channels * c->dram.ranks;
+    const double T = (double)cycles, touched = (double)__builtin_popcountll(q->touched);
+    double gaps = q->closed; /* per touched rank, after REFs */
+    if (q->busy_end >= 0 && cycles > q->busy_end) gaps += closed_in_gap((double)(cycles - q->busy_end), q->refi);
+    /* open time summed over the ranks: each touched one from its first access, less its REFs' gaps */
+    double open = touched * T - q->first_touch_sum - touched * gaps;
+    if (c->dram.page_policy == MX_PAGE_CLOSED || open < 0) open = 0; /* closed-page: closed after every access */
+    return (ranks * T * pj[MX_DRAM_E_BG_PRE] + open * (pj[MX_DRAM_E_BG_ACT] - pj[MX_DRAM_E_BG_PRE])) / ratio;
+}
+
 /* After the walk: the drain of the last stores, the RQU's floor, and the
  * counters and DRAM energy into s. */
 static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
@@ -1475,7 +1534,7 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
         if (x->use_probes) {
             s->dram_act = w->probe_act;
             s->dram_ref = dram_refs(c, s->cycles);
-            s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_noref_pj_per_cycle +
+            s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles) +
                                 (double)s->dram_ref * c->dram_cal.ref_pj;
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
@@ -1566,6 +1625,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     walk_state ws;
     memset(&ws, 0, sizeof ws);
     ws.wq.last_cls = -1;
+    ws.wq.busy_end = -1;
+    ws.wq.refi = x->rs.on ? (double)c->dram.t.tREFI * c->dram.tCK_ns * c->clock_ghz : 0;
     walk_state *w = &ws;
     long long last_a = -1, last_b = -1;
     const long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;

@@ -746,6 +746,18 @@ static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, c
     if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
 }
 
+/* The ranks (bit channel * ranks + rank, mod 64) a stream's bursts touch. */
+static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
+{
+    uint64_t mask = 0, addr;
+    mx_dram_addr a;
+    while (mx_dma_stream_next(&st, &addr)) {
+        mx_dram_map(&c->dram, addr, &a);
+        mask |= 1ull << ((a.channel * c->dram.ranks + a.rank) & 63);
+    }
+    return mask;
+}
+
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
@@ -755,6 +767,7 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     if (!c->dram_model) return -1;
     mx_dma_stream st;
     transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
+    out->ranks = stream_ranks(c, st);
     int is_write = what == MX_PROBE_STORE;
     mx_dram_probe pr;
     char err[200];
@@ -796,6 +809,8 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
         transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
                         &sp.st[i]);
     const uint64_t first = (uint64_t)mx_dma_stream_bursts(&sp.st[0]);
+    out[0].ranks = stream_ranks(c, sp.st[0]);
+    out[1].ranks = out[0].ranks | stream_ranks(c, sp.st[1]);
     mx_dram_probe pr;
     char err[200];
     const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[1].what & MX_PROBE_STORE) != 0;

@@ -70,6 +70,7 @@ typedef struct {
     long long cycles;   /* accelerator cycles from the first request to the last data */
     double cmd_pj;      /* ACT + PRE + RD/WR energy                                  */
     long long act;
+    uint64_t ranks;     /* ranks touched: bit channel * ranks + rank (mod 64)          */
 } mx_tile_probe;
 /* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
  * _STORE), with the channel's burst (the DRAM model's, or 64 bytes). */
