@@ -188,7 +188,7 @@ TEST(DramPairProbe, FirstTwoLoadsAsTheCycleEngineIssuesThem)
                 {mi * tl.mt, ext(mi, tl.m_tiles, tl.mt, g.M), ni * tl.nt, ext(ni, tl.n_tiles, tl.nt, g.N), ki * tl.kt,
                  ext(ki, tl.k_tiles, tl.kt, g.K), what}};
             mx_tile_probe pp[2], alone;
-            ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, pp), 0);
+            ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
             ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, xf[0].m, 0, xf[0].n, 0, xf[0].k,
                                           MX_PROBE_A | MX_PROBE_B, &alone), 0);
             mx_stats s;
@@ -225,7 +225,7 @@ TEST(DramPairProbe, StoresBackToBackShareTheirRowSwitches)
     ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
     mx_probe_xfer xf[2] = {{0, 32, 0, 16, 0, 0, MX_PROBE_STORE}, {32, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
     mx_tile_probe pp[2], a0, a1;
-    ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, pp), 0);
+    ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
     ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, 32, 0, 16, 0, 0, MX_PROBE_STORE, &a0), 0);
     ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 32, 16, 0, 16, 0, 0, MX_PROBE_STORE, &a1), 0);
     EXPECT_EQ(pp[0].bursts + pp[1].bursts, a0.bursts + a1.bursts);

@@ -610,6 +610,8 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 typedef struct {
     long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
     long long cyc_follow[WR_QUEUE_MAX]; /* channel cycles right behind another store */
+    long long cyc_after_ld[WR_QUEUE_MAX]; /* on an idle DRAM whose rows the last load left */
+    long long cyc_after_st[WR_QUEUE_MAX]; /* ... the previous store left */
     int started[WR_QUEUE_MAX];
     long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
     int cls[WR_QUEUE_MAX];
@@ -618,6 +620,7 @@ typedef struct {
     long long bursts[WR_QUEUE_MAX];
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
+    long long ld_end;           /* the last load left the channel */
     /* background energy: when the DRAM was last busy (-1: never), and the
      * expected cycles each rank spends with every bank closed (before its
      * first access; after a REF until the next access: open-page banks
@@ -636,7 +639,8 @@ typedef struct {
     int held[2];
 } wr_queue;
 
-static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long bursts,
+static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long cyc_after_ld,
+                          long long cyc_after_st, long long bursts,
                           int halves, long long mi, long long ni, int cls, uint64_t ranks)
 {
     for (int h = 0; h < 2; h++)
@@ -647,6 +651,8 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
         q->t[last] = mx_llmax(q->t[last], t);
         q->cyc[last] += cyc_follow;
         q->cyc_follow[last] += cyc_follow;
+        q->cyc_after_ld[last] += cyc_follow;
+        q->cyc_after_st[last] += cyc_follow;
         q->bursts[last] += bursts;
         q->halves[last] |= halves;
         q->mi[last] = mi;
@@ -659,6 +665,8 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
     q->t[i] = t;
     q->cyc[i] = cyc;
     q->cyc_follow[i] = cyc_follow;
+    q->cyc_after_ld[i] = cyc_after_ld;
+    q->cyc_after_st[i] = cyc_after_st;
     q->started[i] = 0;
     q->mi[i] = mi;
     q->ni[i] = ni;
@@ -710,7 +718,11 @@ static void wr_queue_start(wr_queue *q, long long s)
     if (q->started[i]) return;
     q->started[i] = 1;
     if (s <= q->last_end) q->cyc[i] = q->cyc_follow[i];
-    else q->drain_start = s;
+    else {
+        q->drain_start = s;
+        if (q->ld_end > q->last_end) q->cyc[i] = q->cyc_after_ld[i]; /* the last transfer was a load */
+        else if (q->last_cls >= 0) q->cyc[i] = q->cyc_after_st[i];
+    }
 }
 
 /* Serves, in order, every queued batch that was ready before `before`,
@@ -1062,6 +1074,8 @@ typedef struct {
     long long rqu_free, last_avail;
     long long oidx, t;
     wr_queue wq;                       /* output writes waiting for DRAM     */
+    long long ld_mi, ld_ni, ld_ki;     /* the last load's tile               */
+    int ld_what, ld_cls;               /* what it moved; its class (-1 none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
     double probe_pj;
@@ -1071,7 +1085,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (12 + 5 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (14 + 7 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1093,6 +1107,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     /* a store follows the last one only if it starts by its end; every start is >= dram_free */
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_end - b : LLONG_MIN;
     k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
+    k->v[n++] = w->ld_cls;
+    k->v[n++] = w->wq.ld_end > w->wq.last_end;
     k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
     k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
     k->v[n++] = (long long)(w->wq.touched & 1);
@@ -1103,6 +1119,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.t[j] - b;
         k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
         k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
+        k->v[n++] = w->wq.cyc_after_ld[j];
+        k->v[n++] = w->wq.cyc_after_st[j];
         k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
         k->v[n++] = w->wq.bursts[j];
     }
@@ -1136,6 +1154,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.out_free[0], d, times, &ovf);
     add_times(&w->wq.out_free[1], d, times, &ovf);
     add_times(&w->wq.last_end, d, times, &ovf);
+    add_times(&w->wq.ld_end, d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
@@ -1269,7 +1288,8 @@ typedef struct {
     mx_tile_probe pair[2];
     long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
                                      one, by both shape classes; -1 not yet */
-    long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
+    long long after_store[4][2][2][2][4];
+    long long after[64][64]; /* a transfer's time on a DRAM the previous one left idle: [prev][this] class */ /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
@@ -1298,8 +1318,50 @@ static long long store_follow(walk_ctx *x, long long mi, long long ni, long long
                                      {mi * tl->mt, m, ni * tl->nt, n, 0, 0, MX_PROBE_STORE}};
         mx_tile_probe pp[2];
         *f = 0;
-        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, pp) == 0)
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
             *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+    }
+    return *f;
+}
+
+/* A tile transfer: the tile and what it moves (MX_PROBE_*; a store's ki is 0). */
+typedef struct {
+    long long mi, ni, ki;
+    int what;
+} xfer_ref;
+
+static int xfer_cls(const mx_tiling *tl, const xfer_ref *r)
+{
+    return ((r->mi == tl->m_tiles - 1) * 4 + (r->ni == tl->n_tiles - 1) * 2 +
+            (r->what != MX_PROBE_STORE && r->ki == tl->k_tiles - 1)) * 8 + r->what;
+}
+
+/* Cycles from transfer b's start to its last completion when it starts on
+ * a DRAM that transfer a has just left idle, with a's rows open (a probe
+ * alone starts with every bank closed): both in one probe, b issued once a
+ * is done.  0: not available. */
+static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
+{
+    const mx_tiling *tl = x->tl;
+    long long *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
+    if (*f < 0) {
+        *f = 0;
+        mx_probe_xfer xf[2];
+        const xfer_ref *r[2] = {a, b};
+        for (int i = 0; i < 2; i++) {
+            const int st = r[i]->what == MX_PROBE_STORE;
+            xf[i] = (mx_probe_xfer){r[i]->mi * tl->mt, x->dims_m[r[i]->mi == tl->m_tiles - 1], r[i]->ni * tl->nt,
+                                    x->dims_n[r[i]->ni == tl->n_tiles - 1], st ? 0 : r[i]->ki * tl->kt,
+                                    st ? 0 : x->dims_k[r[i]->ki == tl->k_tiles - 1], r[i]->what};
+        }
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, a->mi, a->ni, xf[0].k0 / (tl->kt ? tl->kt : 1),
+                                               xf[0].m, xf[0].n, xf[0].k, a->what);
+        mx_tile_probe pp[2];
+        if (alone) {
+            const long long at = alone->end_clock + 1;
+            if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, at, pp) == 0)
+                *f = mx_llmax(1, pp[1].cycles - (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz));
+        }
     }
     return *f;
 }
@@ -1324,7 +1386,7 @@ static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi
                                      {mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k, what}};
         mx_tile_probe pp[2];
         *f = 0;
-        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, pp) == 0)
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
             *f = mx_llmax(1, pp[1].cycles - alone->cycles);
     }
     return *f;
@@ -1364,6 +1426,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
+        const xfer_ref me = {mi, ni, ki, what};
         if (w->wq.last_cls >= 0 && want == w->wq.last_end && w->wq.drain_start < wanted) { /* arrived as a store drained */
             long long f = load_after_store(x, w, mi, ni, ki, m, n, k, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
             if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
@@ -1371,6 +1435,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, pr->ranks);
+        w->wq.ld_end = w->dram_free;
+        w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
+        w->ld_cls = xfer_cls(tl, &me);
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
         return w->dram_free + dram_latency(c);
@@ -1433,7 +1500,23 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         long long f = store_follow(x, mi, ni, m, n, w->oidx);
         if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
     }
-    wr_queue_push(&w->wq, avail, wcyc, wfollow, nb, hold, mi, ni,
+    long long wafter = wcyc;
+    if (pw && w->ld_cls >= 0) {
+        const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {mi, ni, 0, MX_PROBE_STORE};
+        long long f = after_time(x, &prev, &me);
+        if (f > 0) wafter = wcyc - pw->cycles + f;
+    }
+    long long wafter_st = wcyc;
+    if (pw && ek && w->oidx > 0) {
+        const mx_tiling *tl = x->tl;
+        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+        const long long pr = w->oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
+        const xfer_ref prev = {tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE},
+                       me = {mi, ni, 0, MX_PROBE_STORE};
+        long long f = after_time(x, &prev, &me);
+        if (f > 0) wafter_st = wcyc - pw->cycles + f;
+    }
+    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, nb, hold, mi, ni,
                   (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
     if (ek) w->oidx++;
 }
@@ -1563,7 +1646,7 @@ static int pair_probe(walk_ctx *x)
         {0, x->dims_m[tl->m_tiles == 1], 0, x->dims_n[tl->n_tiles == 1], 0, x->dims_k[tl->k_tiles == 1],
          MX_PROBE_A | MX_PROBE_B},
         {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what}};
-    if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, x->pair) != 0)
+    if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, x->pair) != 0)
         return -1;
     x->pair_on = 1;
     return 0;
@@ -1595,6 +1678,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
     memset(x->follow, 0xff, sizeof x->follow);
+    memset(x->after, 0xff, sizeof x->after);
     memset(x->after_store, 0xff, sizeof x->after_store);
     x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     x->rs = ref_sched_of(c, x->use_probes);
@@ -1625,6 +1709,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     walk_state ws;
     memset(&ws, 0, sizeof ws);
     ws.wq.last_cls = -1;
+    ws.ld_cls = -1;
+    ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
     ws.wq.refi = x->rs.on ? (double)c->dram.t.tREFI * c->dram.tCK_ns * c->clock_ghz : 0;
     walk_state *w = &ws;

@@ -778,6 +778,7 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     out->cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
                   ds->energy_pj[MX_DRAM_E_WR];
     out->act = (long long)ds->act;
+    out->end_clock = (long long)pr.end_clock;
     return 0;
 }
 
@@ -799,7 +800,7 @@ static int stream_pair_next(void *src, uint64_t *addr)
 
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                              const mx_operand_fmt *fo, long long M, long long N, long long K,
-                             const mx_probe_xfer x[2], mx_tile_probe out[2])
+                             const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])
 {
     memset(out, 0, 2 * sizeof *out);
     if (!c->dram_model) return -1;
@@ -814,7 +815,8 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
     mx_dram_probe pr;
     char err[200];
     const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[1].what & MX_PROBE_STORE) != 0;
-    if (mx_dram_probe_run_split(&c->dram, stream_pair_next, &sp, w0, first, w1, w0 != w1 ? 1 : 0, &pr, err,
+    if (second_at < 0) second_at = w0 != w1 ? 1 : 0;
+    if (mx_dram_probe_run_split(&c->dram, stream_pair_next, &sp, w0, first, w1, (uint64_t)second_at, &pr, err,
                                 sizeof err) != 0)
         return -1;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
