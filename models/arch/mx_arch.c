@@ -612,6 +612,7 @@ typedef struct {
     long long cyc_follow[WR_QUEUE_MAX]; /* channel cycles right behind another store */
     long long cyc_after_ld[WR_QUEUE_MAX]; /* on an idle DRAM whose rows the last load left */
     long long cyc_after_st[WR_QUEUE_MAX]; /* ... the previous store left */
+    long long lat[WR_QUEUE_MAX], lat_after_ld[WR_QUEUE_MAX], lat_after_st[WR_QUEUE_MAX]; /* to its first write */
     int started[WR_QUEUE_MAX];
     long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
     int cls[WR_QUEUE_MAX];
@@ -621,6 +622,7 @@ typedef struct {
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
     long long ld_end;           /* the last load left the channel */
+    long long last_lat;         /* the last write's latency after its channel time */
     /* background energy: when the DRAM was last busy (-1: never), and the
      * expected cycles each rank spends with every bank closed (before its
      * first access; after a REF until the next access: open-page banks
@@ -640,7 +642,7 @@ typedef struct {
 } wr_queue;
 
 static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long cyc_after_ld,
-                          long long cyc_after_st, long long bursts,
+                          long long cyc_after_st, const long long lat3[3], long long bursts,
                           int halves, long long mi, long long ni, int cls, uint64_t ranks)
 {
     for (int h = 0; h < 2; h++)
@@ -667,6 +669,9 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
     q->cyc_follow[i] = cyc_follow;
     q->cyc_after_ld[i] = cyc_after_ld;
     q->cyc_after_st[i] = cyc_after_st;
+    q->lat[i] = lat3[0];
+    q->lat_after_ld[i] = lat3[1];
+    q->lat_after_st[i] = lat3[2];
     q->started[i] = 0;
     q->mi[i] = mi;
     q->ni[i] = ni;
@@ -699,6 +704,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
     q->last_end = end;
+    q->last_lat = q->lat[i];
     q->last_mi = q->mi[i];
     q->last_ni = q->ni[i];
     q->last_cls = q->cls[i];
@@ -717,11 +723,19 @@ static void wr_queue_start(wr_queue *q, long long s)
     int i = q->head;
     if (q->started[i]) return;
     q->started[i] = 1;
-    if (s <= q->last_end) q->cyc[i] = q->cyc_follow[i];
+    if (s <= q->last_end) { /* streams on behind the previous one */
+        q->cyc[i] = q->cyc_follow[i];
+        q->lat[i] = q->last_lat;
+    }
     else {
         q->drain_start = s;
-        if (q->ld_end > q->last_end) q->cyc[i] = q->cyc_after_ld[i]; /* the last transfer was a load */
-        else if (q->last_cls >= 0) q->cyc[i] = q->cyc_after_st[i];
+        if (q->ld_end > q->last_end) { /* the last transfer was a load */
+            q->cyc[i] = q->cyc_after_ld[i];
+            q->lat[i] = q->lat_after_ld[i];
+        } else if (q->last_cls >= 0) {
+            q->cyc[i] = q->cyc_after_st[i];
+            q->lat[i] = q->lat_after_st[i];
+        }
     }
 }
 
@@ -772,6 +786,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         dram_busy(q, s, s + used, q->ranks[i]);
         cur = s + used;
         q->last_end = cur;
+        q->last_lat = q->lat[i];
         q->last_mi = q->mi[i];
         q->last_ni = q->ni[i];
         q->last_cls = q->cls[i];
@@ -1085,7 +1100,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (14 + 7 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (15 + 8 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1109,6 +1124,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
     k->v[n++] = w->ld_cls;
     k->v[n++] = w->wq.ld_end > w->wq.last_end;
+    k->v[n++] = w->wq.last_lat;
     k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
     k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
     k->v[n++] = (long long)(w->wq.touched & 1);
@@ -1121,6 +1137,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
         k->v[n++] = w->wq.cyc_after_ld[j];
         k->v[n++] = w->wq.cyc_after_st[j];
+        k->v[n++] = (w->wq.lat[j] * 4096 + w->wq.lat_after_ld[j]) * 4096 + w->wq.lat_after_st[j];
         k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
         k->v[n++] = w->wq.bursts[j];
     }
@@ -1289,7 +1306,8 @@ typedef struct {
     long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
                                      one, by both shape classes; -1 not yet */
     long long after_store[4][2][2][2][4];
-    long long after[64][64]; /* a transfer's time on a DRAM the previous one left idle: [prev][this] class */ /* a load's behind a store: [store class]
+    long long after[64][64][2]; /* a transfer on a DRAM the previous one left idle: [prev][this] class:
+                                   cycles to its last and to its first completion */ /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
@@ -1340,12 +1358,12 @@ static int xfer_cls(const mx_tiling *tl, const xfer_ref *r)
  * a DRAM that transfer a has just left idle, with a's rows open (a probe
  * alone starts with every bank closed): both in one probe, b issued once a
  * is done.  0: not available. */
-static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
+static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long *lat)
 {
     const mx_tiling *tl = x->tl;
-    long long *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
+    long long *f = x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
     if (*f < 0) {
-        *f = 0;
+        f[0] = f[1] = 0;
         mx_probe_xfer xf[2];
         const xfer_ref *r[2] = {a, b};
         for (int i = 0; i < 2; i++) {
@@ -1359,11 +1377,15 @@ static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
         mx_tile_probe pp[2];
         if (alone) {
             const long long at = alone->end_clock + 1;
-            if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, at, pp) == 0)
-                *f = mx_llmax(1, pp[1].cycles - (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz));
+            const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
+            if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, at, pp) == 0) {
+                f[0] = mx_llmax(1, pp[1].cycles - at_acc);
+                f[1] = mx_llmax(1, mx_llmin(f[0], pp[1].first - at_acc));
+            }
         }
     }
-    return *f;
+    *lat = f[1];
+    return f[0];
 }
 
 /* The marginal cycles of tile (mi, ni, ki)'s load (`what`) when it starts
@@ -1500,11 +1522,14 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         long long f = store_follow(x, mi, ni, m, n, w->oidx);
         if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
     }
+    /* channel time and latency to the last write: alone, after a load, after a store */
+    long long lat3[3] = {c->dram_cal.write_latency, c->dram_cal.write_latency, c->dram_cal.write_latency};
     long long wafter = wcyc;
     if (pw && w->ld_cls >= 0) {
         const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {mi, ni, 0, MX_PROBE_STORE};
-        long long f = after_time(x, &prev, &me);
-        if (f > 0) wafter = wcyc - pw->cycles + f;
+        long long lat;
+        long long f = after_time(x, &prev, &me, &lat);
+        if (f > 0) { wafter = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[1] = lat; }
     }
     long long wafter_st = wcyc;
     if (pw && ek && w->oidx > 0) {
@@ -1513,10 +1538,11 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         const long long pr = w->oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
         const xfer_ref prev = {tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE},
                        me = {mi, ni, 0, MX_PROBE_STORE};
-        long long f = after_time(x, &prev, &me);
-        if (f > 0) wafter_st = wcyc - pw->cycles + f;
+        long long lat;
+        long long f = after_time(x, &prev, &me, &lat);
+        if (f > 0) { wafter_st = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[2] = lat; }
     }
-    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, nb, hold, mi, ni,
+    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, nb, hold, mi, ni,
                   (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
     if (ek) w->oidx++;
 }
@@ -1587,7 +1613,7 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
     long long total = w->end1;
     if (!c->ideal_memory && w->wq.n > 0) {
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
-                                                       (x->use_probes ? c->dram_cal.write_latency : 0));
+                                                       (x->use_probes ? w->wq.last_lat : 0));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;

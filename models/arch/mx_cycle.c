@@ -824,6 +824,7 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
     out[0].bursts = (long long)first;
     out[0].cycles = (long long)ceil((double)pr.split_end * ratio - 1e-9);
     out[1].bursts = (long long)(pr.bursts - first);
+    out[1].first = (long long)ceil((double)pr.second_first * ratio - 1e-9);
     out[1].cycles = (long long)ceil((double)pr.end_clock * ratio - 1e-9);
     out[1].cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
                     ds->energy_pj[MX_DRAM_E_WR];

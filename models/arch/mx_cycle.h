@@ -72,6 +72,7 @@ typedef struct {
     long long act;
     uint64_t ranks;     /* ranks touched: bit channel * ranks + rank (mod 64)          */
     long long end_clock; /* DRAM clock of the last completion (probe alone)            */
+    long long first;    /* mx_cycle_probe_pair out[1]: cycles to the second's first completion */
 } mx_tile_probe;
 /* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
  * _STORE), with the channel's burst (the DRAM model's, or 64 bytes). */

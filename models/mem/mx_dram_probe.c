@@ -39,6 +39,7 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
             done++;
             if (r.done > last) last = r.done;
             if (r.id < split && r.done > out->split_end) out->split_end = r.done;
+            if (r.id >= split && (out->second_first == 0 || r.done < out->second_first)) out->second_first = r.done;
         }
         if (!have && done == issued) break;
         /* a queue slot frees only when the model acts: skip to its next event */

@@ -26,6 +26,7 @@ typedef struct {
     uint64_t end_clock;   /* DRAM clock the last request completed        */
     uint64_t split_end;   /* _split: DRAM clock the last of the first `split`
                              requests completed                            */
+    uint64_t second_first; /* _split: the first of the others completed    */
     mx_dram_stats stats;  /* commands, row hits, energy (incl. background) */
 } mx_dram_probe;
 
