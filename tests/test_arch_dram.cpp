@@ -279,3 +279,37 @@ TEST(DramBackground, AnalyticFollowsTheRanksTouched)
             << k.dram << " " << k.fmt << " " << k.M << "x" << k.N << "x" << k.K;
     }
 }
+
+// A store on a DRAM the previous store left idle with its row open, by hand
+// from the HBM2 preset (tCK 1 ns = 1 accelerator cycle; tRCD 14, CWL 4,
+// BL4 = 2 clocks of data, tCCD_L 2): 35x16x16 BF16 output tiles of 16 x 16
+// are 512 contiguous bytes, 8 bursts in one row of one bank group.  Alone,
+// on a fresh DRAM: ACT, WR at tRCD, first data done at 14 + 4 + 2 = 20, the
+// other 7 every tCCD_L: 34.  The next tile's store, issued once the first
+// is done, finds its row open: first write done CWL + 2 = 6 after it is
+// issued, the last 6 + 7 x 2 = 20 after.  The analytic engine charges a
+// store that starts on an idle DRAM this time (after a store or a load),
+// not its time alone.
+TEST(DramPairProbe, StoreOnTheRowThePreviousStoreLeftOpen)
+{
+    mx_arch_config c = ddr4_cfg();
+    char err[600];
+    ASSERT_EQ(mx_config_override(&c, "memory.dram=hbm2", err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
+    c.rows = c.cols = 8;
+    set_formats(c, "bf16");
+    mx_gemm g = test_gemm(35, 16, 16);
+    mx_operand_fmt fa, fb, fo;
+    ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
+    mx_tile_probe alone, pp[2];
+    ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, 16, 0, 16, 0, 0, MX_PROBE_STORE, &alone), 0);
+    EXPECT_EQ(alone.bursts, 8);
+    EXPECT_EQ(alone.cycles, 14 + 4 + 2 + 7 * 2);
+    EXPECT_EQ(c.dram_cal.write_latency, 14 + 4 + 2); // one write alone
+    mx_probe_xfer xf[2] = {{0, 16, 0, 16, 0, 0, MX_PROBE_STORE}, {16, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
+    const long long at = alone.end_clock + 1;
+    ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, at, pp), 0);
+    EXPECT_EQ(pp[0].cycles, alone.cycles);
+    EXPECT_EQ(pp[1].first - at, 4 + 2);
+    EXPECT_EQ(pp[1].cycles - at, 4 + 2 + 7 * 2);
+}
