@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -19,15 +20,18 @@ extern "C" {
 #include "config_yaml.h"
 
 namespace {
-mx_arch_config ddr4_cfg()
+// configs/mxsf.yaml with a DRAM preset
+mx_arch_config preset_cfg(const char *dram)
 {
     mx_arch_config c;
-    char err[600], ep[600];
+    char err[600], ep[600], set[80];
+    std::snprintf(set, sizeof set, "memory.dram=%s", dram);
     EXPECT_EQ(mx_config_load(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, ep, err, sizeof err), 0) << err;
-    EXPECT_EQ(mx_config_override(&c, "memory.dram=ddr4_3200", err, sizeof err), 0) << err;
+    EXPECT_EQ(mx_config_override(&c, set, err, sizeof err), 0) << err;
     EXPECT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
     return c;
 }
+mx_arch_config ddr4_cfg() { return preset_cfg("ddr4_3200"); }
 } // namespace
 
 TEST(DramCalibration, Ddr4ByHand)
@@ -215,10 +219,8 @@ TEST(DramPairProbe, FirstTwoLoadsAsTheCycleEngineIssuesThem)
 // first alone), which must be below its time alone.
 TEST(DramPairProbe, StoresBackToBackShareTheirRowSwitches)
 {
-    mx_arch_config c = ddr4_cfg();
+    mx_arch_config c = preset_cfg("lpddr4_2400");
     char err[600];
-    ASSERT_EQ(mx_config_override(&c, "memory.dram=lpddr4_2400", err, sizeof err), 0) << err;
-    ASSERT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
     c.rows = c.cols = 8;
     mx_gemm g = test_gemm(48, 16, 5);
     mx_operand_fmt fa, fb, fo;
@@ -261,11 +263,8 @@ TEST(DramBackground, AnalyticFollowsTheRanksTouched)
         {"lpddr4_2400", "mxsf", 32, MX_DATAFLOW_WS, 1165, 69, 16},
     };
     for (const auto &k : cases) {
-        mx_arch_config c = ddr4_cfg();
-        char err[600], set[80];
-        std::snprintf(set, sizeof set, "memory.dram=%s", k.dram);
-        ASSERT_EQ(mx_config_override(&c, set, err, sizeof err), 0) << err;
-        ASSERT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
+        mx_arch_config c = preset_cfg(k.dram);
+        char err[600];
         c.rows = c.cols = k.size;
         c.dataflow = k.df;
         set_formats(c, k.fmt);
@@ -292,10 +291,8 @@ TEST(DramBackground, AnalyticFollowsTheRanksTouched)
 // not its time alone.
 TEST(DramPairProbe, StoreOnTheRowThePreviousStoreLeftOpen)
 {
-    mx_arch_config c = ddr4_cfg();
+    mx_arch_config c = preset_cfg("hbm2");
     char err[600];
-    ASSERT_EQ(mx_config_override(&c, "memory.dram=hbm2", err, sizeof err), 0) << err;
-    ASSERT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
     c.rows = c.cols = 8;
     set_formats(c, "bf16");
     mx_gemm g = test_gemm(35, 16, 16);
