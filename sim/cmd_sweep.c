@@ -46,14 +46,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mxsim sweep -c BASE.yaml -t TRACE [-t TRACE...] --grid KEY=V1,V2,... [--grid ...]\n"
-            "                   [--zip KEY=V1,V2,...]... -o DIR [-j N] [--shard I/N] [--resume]\n"
+            "                   [--zip KEY=V1,V2,...[;KEY=V1,V2,...]]... -o DIR [-j N] [--shard I/N] [--resume]\n"
             "                   [--engine analytic|cycle] [--mode timing|functional] [--progress|--no-progress]\n"
             "       mxsim sweep -s SWEEP.yaml [-o DIR] [...]\n"
             "       mxsim sweep --merge DIR [DIR...] -o OUT\n"
             "       mxsim sweep ... --emit-slurm FILE [--shards N]\n"
             "  Runs `mxsim run` on every point of the grid: the cartesian product of the --grid\n"
-            "  axes (the first slowest), the --zip keys forming one more axis whose values advance\n"
-            "  together (all --zip lists of equal length). -j N processes (default: all CPUs).\n"
+            "  axes and --zip groups, in the order given (the first slowest); the keys of one --zip\n"
+            "  group ('KEY=LIST;KEY=LIST', lists of equal length) advance together, and each --zip\n"
+            "  is one more axis crossed with the others. -j N processes (default: all CPUs).\n"
             "  Points whose config or mapping is refused are recorded with the error, not fatal.\n"
             "  Each point goes to DIR/points/<id>/ atomically; --resume skips finished points.\n"
             "  --filter 'KEY OP VALUE|KEY' (OP == != < <= > >=) keeps the points that pass (ids stay grid indices).\n"

@@ -151,7 +151,7 @@ TEST(Sweep, EveryRowEqualsMxsimRunWithSet)
 TEST(Sweep, ShardsMergedEqualUnshardedByteForByte)
 {
     Tree d;
-    auto grid = with(BASE, {"--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16,32", "--zip", "arch.cols=8,16,32", "--no-progress"});
+    auto grid = with(BASE, {"--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16,32;arch.cols=8,16,32", "--no-progress"});
     RunResult r = run_mxsim(d.t, with(grid, {"-o", d.t.file("all")}));
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<std::string> dirs;
@@ -250,7 +250,7 @@ TEST(Sweep, SweepFileEqualsCommandLine)
     RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "--no-progress"});
     ASSERT_EQ(y.status, 0) << y.err;
     RunResult c = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
-                                  "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16", "--zip", "arch.cols=8,16",
+                                  "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16;arch.cols=8,16",
                                   "--engine", "cycle", "-o", d.t.file("swc"), "--no-progress"});
     ASSERT_EQ(c.status, 0) << c.err;
     EXPECT_EQ(read_text(d.t.file("swy/sweep.csv")), read_text(d.t.file("swc/sweep.csv")));
@@ -260,7 +260,7 @@ TEST(Sweep, SweepFileEqualsCommandLine)
     struct stat s1, s2;
     ASSERT_EQ(stat(d.t.file("swc/points/p00001/point.json").c_str(), &s1), 0);
     RunResult again = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
-                                      "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16", "--zip", "arch.cols=8,16",
+                                      "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16;arch.cols=8,16",
                                       "--engine", "cycle", "-o", d.t.file("swc"), "--no-progress"});
     ASSERT_EQ(again.status, 0) << again.err;
     EXPECT_NE(again.out.find("4 points simulated (0 with errors), 0 already done"), std::string::npos) << again.out;
@@ -412,4 +412,43 @@ TEST(Sweep, FiltersKeepOnlyPassingPoints)
     RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
     ASSERT_EQ(y.status, 0) << y.err;
     EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("all/sweep.csv")));
+}
+
+// Each --zip is its own group: `--zip 'arch.rows=8,16;arch.cols=8,32'` (two
+// keys advancing together) and `--zip memory.dram=...` are two axes crossed
+// with each other and with the grid, in the order given (the first slowest):
+// 2 lanes x 2 (rows, cols) pairs x 3 DRAMs = 12 points, listed by hand.
+TEST(Sweep, SeveralZipGroupsAreCrossed)
+{
+    Tree d;
+    RunResult r = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/tests/golden/sweep/mini.csv",
+                                  "--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16;arch.cols=8,32", "--zip",
+                                  "memory.dram=hbm2,ddr4_3200,lpddr4_2400", "-o", d.t.file("sw"), "--no-progress"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("12 points x 1 trace"), std::string::npos) << r.out;
+    const char *want[12][4] = {
+        {"4", "8", "8", "hbm2"},  {"4", "8", "8", "ddr4_3200"},  {"4", "8", "8", "lpddr4_2400"},
+        {"4", "16", "32", "hbm2"}, {"4", "16", "32", "ddr4_3200"}, {"4", "16", "32", "lpddr4_2400"},
+        {"8", "8", "8", "hbm2"},  {"8", "8", "8", "ddr4_3200"},  {"8", "8", "8", "lpddr4_2400"},
+        {"8", "16", "32", "hbm2"}, {"8", "16", "32", "ddr4_3200"}, {"8", "16", "32", "lpddr4_2400"},
+    };
+    auto rows = read_csv(d.t.file("sw/sweep.csv"));
+    ASSERT_EQ(rows.size(), 12u);
+    for (int i = 0; i < 12; i++) {
+        char id[40];
+        snprintf(id, sizeof id, "p%05d", i);
+        EXPECT_EQ(rows[i]["point"], id);
+        EXPECT_EQ(rows[i]["arch.lanes"], want[i][0]) << id;
+        EXPECT_EQ(rows[i]["arch.rows"], want[i][1]) << id;
+        EXPECT_EQ(rows[i]["arch.cols"], want[i][2]) << id;
+        EXPECT_EQ(rows[i]["memory.dram"], want[i][3]) << id;
+        EXPECT_EQ(rows[i]["status"], "ok") << id;
+    }
+    // the same two groups from a sweep file (zip: a list of groups) give the same CSV
+    std::ofstream(d.t.file("s.yaml")) << "base: " << SRC << "/configs/mxsf.yaml\ntraces: [" << SRC << "/tests/golden/sweep/mini.csv]\n"
+                                      << "grid:\n  arch.lanes: [4, 8]\n"
+                                      << "zip:\n  - {arch.rows: [8, 16], arch.cols: [8, 32]}\n  - {memory.dram: [hbm2, ddr4_3200, lpddr4_2400]}\n";
+    RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
+    ASSERT_EQ(y.status, 0) << y.err;
+    EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("sw/sweep.csv")));
 }
