@@ -10,8 +10,9 @@
  *   DIR/points/<id>/point.json  per point: overrides, per trace status/error
  *   DIR/points/<id>/t<k>/report.json, report.csv   mxsim run's reports
  *   DIR/sweep.csv               a row per point x trace (unsharded or --merge)
- * A point is built in DIR/points/.tmp-<id>-<pid>/ and renamed into place once
- * complete, so a point directory is always whole.  Reports are read back with
+ * A point is built in DIR/points/.tmp-<id>-<pid>-<slot>@<host>/ and renamed into
+ * place once complete, so a point directory is always whole; such directories
+ * of a sweep that was killed are removed by the next run into DIR.  Reports are read back with
  * jansson (docs/DECISIONS.md).
  */
 #include "config_yaml.h"
@@ -371,6 +372,66 @@ static int run_point(const sw_def *d, size_t p, const char *tmp, const char *fin
 
 /* ---- the parallel driver -------------------------------------------------- */
 
+/* The digits at *s (advanced past them) as a number; -1 if none. */
+static long digits(const char **s)
+{
+    long v = 0;
+    const char *b = *s;
+    while (**s >= '0' && **s <= '9' && *s - b < 18) v = v * 10 + (**s - '0'), (*s)++;
+    return *s > b ? v : -1;
+}
+
+/* Whether NAME is a temporary point directory of a sweep that is no longer
+ * running: ".tmp-p<digits>-<pid>-<slot>" then "@<host>" (none: written by an
+ * older mxsim, taken as this host's) and maybe ".old.<pid>" (a replaced
+ * point).  Stale when the host is this one and its sweep process <pid> is
+ * gone (or is this process, which has not started any point yet).  A
+ * directory of another host is never touched: shards of other machines may
+ * be writing into DIR at the same time. */
+static int stale_tmp(const char *name, const char *host)
+{
+    const char *s = name;
+    if (strncmp(s, ".tmp-p", 6) != 0) return 0;
+    s += 6;
+    long pid;
+    if (digits(&s) < 0 || *s++ != '-' || (pid = digits(&s)) <= 0 || *s++ != '-' || digits(&s) < 0) return 0;
+    if (*s == '@') {
+        s++;
+        const char *old = strstr(s, ".old.");
+        size_t hl = old ? (size_t)(old - s) : strlen(s);
+        if (strlen(host) != hl || strncmp(s, host, hl) != 0) return 0;
+        s += hl;
+    }
+    if (!strncmp(s, ".old.", 5)) {
+        s += 5;
+        if (digits(&s) < 0) return 0;
+    }
+    if (*s) return 0;
+    return (pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+}
+
+/* Removes DIR/points/ temporaries left by a killed sweep (stale_tmp); the
+ * number removed. */
+static int clean_stale_tmps(const char *outdir, const char *host)
+{
+    char pdir[4400];
+    snprintf(pdir, sizeof pdir, "%s/points", outdir);
+    DIR *d = opendir(pdir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (stale_tmp(e->d_name, host)) {
+            char sub[4700];
+            snprintf(sub, sizeof sub, "%s/%s", pdir, e->d_name);
+            rm_rf(sub);
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -419,6 +480,12 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
     if (!todo || !kids) { free(todo); free(kids); mx_print_error(P, "out of memory"); return 2; }
     size_t nt = 0;
     *n_skip = *n_run = *n_err = 0;
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    int stale = clean_stale_tmps(o->outdir, host);
+    if (stale)
+        printf("sweep: removed %d temporary point director%s of an interrupted sweep from %s/points\n", stale,
+               stale == 1 ? "y" : "ies", o->outdir);
     for (size_t p = 0; p < np; p++) {
         if ((int)(p % (size_t)o->shard_n) != o->shard_i || !sw_def_keep(d, p)) continue;
         char id[32], final[4400];
@@ -440,9 +507,10 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
             char id[32];
             k->p = todo[next++];
             sw_point_id(k->p, id, sizeof id);
-            snprintf(k->tmp, sizeof k->tmp, "%s/points/.tmp-%s-%ld-%d", o->outdir, id, (long)getpid(), slot);
-            rm_rf(k->tmp);
-            if (mkdir(k->tmp, 0777) != 0) {
+            const int tl = snprintf(k->tmp, sizeof k->tmp, "%s/points/.tmp-%s-%ld-%d@%s", o->outdir, id, (long)getpid(), slot, host);
+            if (tl < 0 || (size_t)tl >= sizeof k->tmp) errno = ENAMETOOLONG;
+            else rm_rf(k->tmp);
+            if (tl < 0 || (size_t)tl >= sizeof k->tmp || mkdir(k->tmp, 0777) != 0) {
                 mx_print_error(P, "option '-o': cannot create '%s': %s", k->tmp, strerror(errno));
                 rc = 2;
                 next = nt;

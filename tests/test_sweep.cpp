@@ -7,6 +7,10 @@
 #include "cli_helpers.h"
 
 #include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -451,4 +455,54 @@ TEST(Sweep, SeveralZipGroupsAreCrossed)
     RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
     ASSERT_EQ(y.status, 0) << y.err;
     EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("sw/sweep.csv")));
+}
+
+// A sweep killed mid-way leaves DIR/points/.tmp-* directories; the next run
+// into DIR removes those of this host whose sweep process is gone, and
+// nothing else: not a live process's, not another host's (a shard on another
+// machine may be writing), not names outside the pattern.
+TEST(Sweep, StaleTmpDirsOfAKilledSweepAreRemoved)
+{
+    Tree d;
+    std::string out = d.t.file("sw"), P = out + "/points/";
+    auto args = with({"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/tests/golden/sweep/mini.csv", "--grid",
+                      "arch.rows=8,16,32", "--no-progress"},
+                     {"-o", out});
+    RunResult ref = run_mxsim(d.t, args);
+    ASSERT_EQ(ref.status, 0) << ref.err;
+    std::string csv = read_text(out + "/sweep.csv");
+    pid_t dead = fork(); // a pid no process has any more
+    if (dead == 0) _exit(0);
+    ASSERT_GT(dead, 0);
+    waitpid(dead, nullptr, 0);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string D = std::to_string(dead), H = host;
+    const std::vector<std::string> stale = {".tmp-p00001-" + D + "-0@" + H, ".tmp-p00002-" + D + "-1@" + H + ".old." + D,
+                                            ".tmp-p00000-" + D + "-0"}; // an older mxsim's name (no host)
+    const std::vector<std::string> kept = {".tmp-p00001-1-0@" + H,          // pid 1 is alive
+                                           ".tmp-p00001-" + D + "-0@other-host", ".tmp-p00001-" + D + "-0@" + H + "x",
+                                           ".tmpfoo", ".tmp-p00001-x-0@" + H, "notes"};
+    for (auto &n : stale) {
+        ASSERT_EQ(mkdir((P + n).c_str(), 0777), 0) << n;
+        std::ofstream(P + n + "/half.json") << "{\"cyc";
+    }
+    for (auto &n : kept) ASSERT_EQ(mkdir((P + n).c_str(), 0777), 0) << n;
+    rm_tree(P + "p00001"); // as if the killed sweep had not finished it
+    RunResult res = run_mxsim(d.t, with(args, {"--resume"}));
+    ASSERT_EQ(res.status, 0) << res.err;
+    EXPECT_NE(res.out.find("removed 3 temporary point directories of an interrupted sweep"), std::string::npos) << res.out;
+    EXPECT_NE(res.out.find("1 points simulated (0 with errors), 2 already done"), std::string::npos) << res.out;
+    for (auto &n : stale) EXPECT_FALSE(exists(P + n)) << n;
+    for (auto &n : kept) EXPECT_TRUE(exists(P + n)) << n;
+    EXPECT_EQ(read_text(out + "/sweep.csv"), csv);
+    // no temporary of this run is left either
+    std::set<std::string> names, want = {"p00000", "p00001", "p00002"};
+    want.insert(kept.begin(), kept.end());
+    if (DIR *dir = opendir(P.c_str())) {
+        while (struct dirent *e = readdir(dir))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names.insert(e->d_name);
+        closedir(dir);
+    }
+    EXPECT_EQ(names, want);
 }
