@@ -4,6 +4,7 @@
  * With --compare BASELINE.yaml the same trace also runs on a second
  * configuration and the energy ratio is printed (the `make run` job).
  */
+#include "compare_report.h"
 #include "config_dump.h"
 #include "config_yaml.h"
 #include "json_out.h"
@@ -833,7 +834,8 @@ static json_t *compare_side(const run_opts *o, const char *config_path, const ru
 }
 
 /* OUTDIR/compare.json: the comparison's ratios and each side's assumptions
- * (what was only on stdout), through a temporary and a rename.  0 or 2. */
+ * (what was only on stdout), and OUTDIR/index.html drawn from it
+ * (sim/compare_report.c), through temporaries and renames.  0 or 2. */
 static int write_compare(const run_opts *o, const run_result *a, const run_result *b)
 {
     char path[4200], tmp[4300];
@@ -862,11 +864,19 @@ static int write_compare(const run_opts *o, const run_result *a, const run_resul
                             y->energy_pj[i] > 0 ? json_real(x->energy_pj[i] / y->energy_pj[i]) : json_null());
     json_object_set_new(rat, "energy_by_component", bc);
     json_object_set_new(j, "ratios_a_over_b", rat);
-    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && rename(tmp, path) == 0;
+    /* compare.json and index.html (drawn from the same object) both written
+     * before either is renamed into place */
+    char html[4300], htmp[4300];
+    snprintf(html, sizeof html, "%s/index.html", o->outdir);
+    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) == 0;
+    if (!ok) snprintf(htmp, sizeof htmp, "%s", path);
+    else if (mx_compare_html_tmp(o->outdir, j, htmp, sizeof htmp) != 0) { ok = 0; snprintf(htmp, sizeof htmp, "%s", html); }
+    else if (rename(tmp, path) != 0) { ok = 0; remove(htmp); snprintf(htmp, sizeof htmp, "%s", path); }
+    else if (rename(htmp, html) != 0) { ok = 0; snprintf(htmp, sizeof htmp, "%s", html); }
     json_decref(j);
     if (!ok) {
         remove(tmp);
-        mx_print_error("mxsim run", "cannot write '%s': %s", path, strerror(errno));
+        mx_print_error("mxsim run", "cannot write '%s': %s", htmp, strerror(errno));
         return 2;
     }
     return 0;
