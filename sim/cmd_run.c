@@ -4,6 +4,7 @@
  * With --compare BASELINE.yaml the same trace also runs on a second
  * configuration and the energy ratio is printed (the `make run` job).
  */
+#include "cli_getopt.h"
 #include "compare_report.h"
 #include "config_dump.h"
 #include "config_yaml.h"
@@ -20,6 +21,7 @@
 #include "formats/mx_format.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -86,66 +88,80 @@ static void usage(FILE *f)
             "  --set to compute them in full), nor are timing-only rows. Not with --compare.\n");
 }
 
+/* getopt_long's table: long names, and the short letters of -c -t -o -q -j -h */
+enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_NO_SENS, OPT_MODE, OPT_COMPARE, OPT_SET, OPT_SEED, OPT_DATA, OPT_ENGINE, OPT_DUMP };
+static const struct option run_longopts[] = {
+    {"config", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
+    {"out", required_argument, NULL, 'o'},      {"quiet", no_argument, NULL, 'q'},
+    {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
+    {"progress", no_argument, NULL, OPT_PROGRESS}, {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"no-sensitivity", no_argument, NULL, OPT_NO_SENS}, {"mode", required_argument, NULL, OPT_MODE},
+    {"compare", required_argument, NULL, OPT_COMPARE}, {"set", required_argument, NULL, OPT_SET},
+    {"seed", required_argument, NULL, OPT_SEED}, {"data", required_argument, NULL, OPT_DATA},
+    {"engine", required_argument, NULL, OPT_ENGINE}, {"dump", required_argument, NULL, OPT_DUMP},
+    {NULL, 0, NULL, 0}};
+
 static int parse_opts(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->progress = -1;
     o->seed = 1;
     o->jobs = 0; /* all online CPUs: the bits do not depend on the count */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
-        if (!strcmp(a, "--progress")) { o->progress = 1; continue; }
-        if (!strcmp(a, "--no-progress")) { o->progress = 0; continue; }
-        if (!strcmp(a, "--no-sensitivity")) { o->no_sensitivity = 1; continue; }
-        int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
-                    !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
-                    !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine") || !strcmp(a, "--dump") ||
-                    !strcmp(a, "-j") || !strcmp(a, "--jobs");
-        if (!takes) {
-            mx_print_error("mxsim run", "unknown option '%s' (mxsim run --help)", a);
-            return 2;
-        }
-        if (!v) {
-            mx_print_error("mxsim run", "option '%s' needs a value", a);
-            return 2;
-        }
-        i++;
-        if (!strcmp(a, "-c") || !strcmp(a, "--config")) o->config_path = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) o->trace_path = v;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
-        else if (!strcmp(a, "--compare")) o->compare_path = v;
-        else if (!strcmp(a, "--data")) o->data_dir = v;
-        else if (!strcmp(a, "--dump")) o->dump_dir = v;
-        else if (!strcmp(a, "--engine")) {
+    optind = 0;  /* a fresh scan (commands may run more than once in a process: the sweep, tests) */
+    opterr = 0;
+    int ch;
+    /* '+': options end at the first operand (refused below), argv is not permuted */
+    while ((ch = getopt_long(argc, argv, "+:c:t:o:qj:h", run_longopts, NULL)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case 'h': usage(stdout); return 1;
+        case 'q': o->quiet = 1; break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_NO_SENS: o->no_sensitivity = 1; break;
+        case 'c': o->config_path = v; break;
+        case 't': o->trace_path = v; break;
+        case 'o': o->outdir = v; break;
+        case OPT_COMPARE: o->compare_path = v; break;
+        case OPT_DATA: o->data_dir = v; break;
+        case OPT_DUMP: o->dump_dir = v; break;
+        case OPT_ENGINE:
             if (mx_engine_parse(v, &o->engine)) { mx_print_error("mxsim run", "option '--engine': must be analytic or cycle, got '%s'", v); return 2; }
             o->engine_set = 1;
-        }
-        else if (!strcmp(a, "--set")) {
-            if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
+            break;
+        case OPT_SET:
+            if (o->nsets == MAX_SETS) { mx_print_error("mxsim run", "option '--set': more than %d", MAX_SETS); return 2; }
             o->sets[o->nsets++] = v;
-        } else if (!strcmp(a, "--seed")) {
+            break;
+        case OPT_SEED:
             if (mx_parse_seed(v, &o->seed) != 0) {
                 mx_print_error("mxsim run", "option '--seed': must be an integer 0..18446744073709551615, got '%s'", v);
                 return 2;
             }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            break;
+        case 'j': {
             int n = 0, ok = v[0] != 0 && strlen(v) <= 2;
             for (const char *c = v; ok && *c; c++) ok = *c >= '0' && *c <= '9';
             if (ok) n = atoi(v);
             if (!ok || n > 64) {
-                mx_print_error("mxsim run", "option '%s': must be an integer 0..64 (0: all CPUs), got '%s'", a, v);
+                mx_print_error("mxsim run", "option '%s': must be an integer 0..64 (0: all CPUs), got '%s'",
+                               mx_getopt_was_long(argv) ? "--jobs" : "-j", v);
                 return 2;
             }
             o->jobs = n;
-        } else if (!strcmp(a, "--mode")) {
+            break;
+        }
+        case OPT_MODE:
             if (!strcmp(v, "timing")) o->functional = 0;
             else if (!strcmp(v, "functional")) o->functional = 1;
             else { mx_print_error("mxsim run", "option '--mode': must be timing or functional, got '%s'", v); return 2; }
+            break;
+        default: return mx_getopt_fail("mxsim run", ch, argv, run_longopts);
         }
+    }
+    if (optind < argc) {
+        mx_print_error("mxsim run", "unexpected argument '%s' (options only: mxsim run --help)", argv[optind]);
+        return 2;
     }
     if (!o->config_path || !o->trace_path) {
         fprintf(stderr, "mxsim run: -c CONFIG and -t TRACE are required (mxsim run --help)\n");
