@@ -12,14 +12,13 @@ set -u
 MXSIM=$(readlink -f "$1")
 mkdir -p "$2"; W=$(cd "$2" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-CHROMIUM=$(command -v chromium || true)
-[ -n "$CHROMIUM" ] || { echo "test-compare-html: SKIP (no chromium: make deps)"; exit 77; }
+. "$SRC/mk/headless_chromium.sh"
+need_chromium test-compare-html
 rm -rf "$W/cmp"
 "$MXSIM" run -c "$SRC/configs/mxsf.yaml" --compare "$SRC/configs/bf16.yaml" -t "$SRC/traces/llama_decoder_infer.csv" \
   --no-sensitivity -q -o "$W/cmp" >"$W/run.log" 2>&1 \
   || { echo "test-compare-html: FAIL: mxsim run --compare failed"; cat "$W/run.log"; exit 1; }
-run() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$W/profile" \
-          --virtual-time-budget=5000 "$@" "file://$W/cmp/index.html" 2>>"$W/chromium.log"; }
+run() { chromium_page "$W" "file://$W/cmp/index.html" "$@"; }
 run --dump-dom > "$W/dom.html" || { echo "test-compare-html: FAIL: chromium --dump-dom failed"; tail -5 "$W/chromium.log"; exit 1; }
 run --screenshot="$W/index.png" --window-size=1100,1300 >/dev/null
 attr() { sed -n "s/.*<body[^>]* data-$1=\"\([0-9]*\)\".*/\1/p" "$W/dom.html"; }
@@ -32,5 +31,5 @@ fail=0
 [ -n "$drawn" ] && [ "$drawn" = "$bars" ] || { echo "test-compare-html: FAIL: ${drawn:-no} of $bars bars rendered"; fail=1; }
 [ "$rows" = $((ncomp + 4)) ] || { echo "test-compare-html: FAIL: ${rows:-no} table rows, want $ncomp components + 4"; fail=1; }
 [ -s "$W/index.png" ] || { echo "test-compare-html: FAIL: no screenshot"; fail=1; }
-[ $fail = 0 ] && echo "test-compare-html: PASS (headless $("$CHROMIUM" --version 2>/dev/null | head -1): $bars bars = 2 x $ncomp components, all equal to compare.json and rendered; $rows table rows; screenshot $W/index.png)"
+[ $fail = 0 ] && echo "test-compare-html: PASS (headless $(chromium_version): $bars bars = 2 x $ncomp components, all equal to compare.json and rendered; $rows table rows; screenshot $W/index.png)"
 exit $fail

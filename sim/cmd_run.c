@@ -658,7 +658,7 @@ static json_t *json_counters(const mx_arch_config *c, const mx_stats *s)
     for (int a = MX_SIG_MAX; a >= 0; a--)
         for (int b = MX_SIG_MAX; b >= 0; b--)
             if (s->mul[a][b] > 0) {
-                char k[16];
+                char k[24]; /* two ints: never cut */
                 snprintf(k, sizeof k, "%dx%d", a, b);
                 json_object_set_new(x, k, jnum(s->mul[a][b]));
             }

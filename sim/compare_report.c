@@ -17,6 +17,13 @@ static const char *str_of(const json_t *o, const char *k)
 
 static double num_of(const json_t *o, const char *k) { return json_number_value(json_object_get(o, k)); }
 
+/* Literal HTML, then text escaped. */
+static void put(FILE *f, const char *html, const char *text)
+{
+    fputs(html, f);
+    mx_html_text(f, text);
+}
+
 /* A ratio cell: 4 decimals, or "-" where compare.json has null (B's part is 0). */
 static void ratio_cell(FILE *f, const json_t *v)
 {
@@ -41,24 +48,24 @@ static void chart(FILE *f, const json_t *a, const json_t *b)
     const int n = (int)json_object_size(ea), row = 34, left = 90, top = 30;
     fprintf(f, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" font-size=\"12\">\n",
             left + (int)CHART_W + 120, top + n * row + 10);
-    fprintf(f, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"#3a6ea5\"/><text x=\"%d\" y=\"15\">", left, left + 16);
-    mx_html_text(f, str_of(a, "name"));
-    fprintf(f, "</text><rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"#e08a2c\"/><text x=\"%d\" y=\"15\">", left + 200,
-            left + 216);
-    mx_html_text(f, str_of(b, "name"));
-    fprintf(f, "</text>\n");
+    for (int s = 0; s < 2; s++) { /* the legend */
+        fprintf(f, "<rect x=\"%d\" y=\"4\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"15\">", left + 200 * s,
+                s ? "#e08a2c" : "#3a6ea5", left + 200 * s + 16);
+        put(f, "", str_of(s ? b : a, "name"));
+        fprintf(f, "</text>\n");
+    }
     int i = 0;
     json_object_foreach((json_t *)ea, k, v)
     {
         const double pj[2] = {json_number_value(v), json_number_value(json_object_get(eb, k))};
         const int y = top + i * row;
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", left - 6, y + 19);
-        mx_html_text(f, k);
+        put(f, "", k);
         fprintf(f, "</text>\n");
         for (int s = 0; s < 2; s++) {
             const double w = max > 0 ? CHART_W * pj[s] / max : 0;
-            fprintf(f, "<rect class=\"bar\" data-side=\"%c\" data-component=\"", s ? 'b' : 'a');
-            mx_html_text(f, k);
+            fprintf(f, "<rect class=\"bar\" data-side=\"%c\"", s ? 'b' : 'a');
+            put(f, " data-component=\"", k);
             fprintf(f, "\" data-pj=\"%.17g\" x=\"%d\" y=\"%d\" width=\"%.3f\" height=\"13\" fill=\"%s\"><title>%.6g uJ</title></rect>"
                        "<text x=\"%.1f\" y=\"%d\" font-size=\"10\">%.6g uJ</text>\n",
                     pj[s], left, y + 2 + 14 * s, w, s ? "#e08a2c" : "#3a6ea5", pj[s] * 1e-6, left + w + 4, y + 13 + 14 * s,
@@ -72,25 +79,19 @@ static void chart(FILE *f, const json_t *a, const json_t *b)
 static void side_item(FILE *f, const char *which, const json_t *s)
 {
     const json_t *bk = json_object_get(s, "buffers_kib"), *fm = json_object_get(s, "formats");
-    fprintf(f, "<li>%s <b>", which);
-    mx_html_text(f, str_of(s, "name"));
-    fprintf(f, "</b> (<code>");
-    mx_html_text(f, str_of(s, "config"));
-    fprintf(f, "</code>, <a href=\"");
-    mx_html_text(f, str_of(s, "report"));
-    fprintf(f, "\">report.json</a>): ");
-    mx_html_text(f, str_of(s, "array"));
-    fprintf(f, " array, %lld lanes, buffers A %g / B %g / out %g KiB, DRAM ", (long long)json_integer_value(json_object_get(s, "lanes")),
+    fprintf(f, "<li>%s", which);
+    put(f, " <b>", str_of(s, "name"));
+    put(f, "</b> (<code>", str_of(s, "config"));
+    put(f, "</code>, <a href=\"", str_of(s, "report"));
+    put(f, "\">report.json</a>): ", str_of(s, "array"));
+    fprintf(f, " array, %lld lanes, buffers A %g / B %g / out %g KiB", (long long)json_integer_value(json_object_get(s, "lanes")),
             num_of(bk, "a"), num_of(bk, "b"), num_of(bk, "out"));
-    mx_html_text(f, str_of(s, "dram"));
-    fprintf(f, "; formats A ");
-    mx_html_text(f, str_of(fm, "a"));
-    fprintf(f, ", B ");
-    mx_html_text(f, str_of(fm, "b"));
-    fprintf(f, ", out ");
-    mx_html_text(f, str_of(fm, "out"));
-    fprintf(f, "; %s engine; energy table <code>", str_of(s, "engine"));
-    mx_html_text(f, str_of(s, "energy_table"));
+    put(f, ", DRAM ", str_of(s, "dram"));
+    put(f, "; formats A ", str_of(fm, "a"));
+    put(f, ", B ", str_of(fm, "b"));
+    put(f, ", out ", str_of(fm, "out"));
+    put(f, "; ", str_of(s, "engine"));
+    put(f, " engine; energy table <code>", str_of(s, "energy_table"));
     fprintf(f, "</code></li>\n");
 }
 
@@ -103,15 +104,13 @@ static int write_page(FILE *f, const json_t *cmp)
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>mxsim run --compare</title>\n<style>\n"
                "body{font-family:sans-serif;margin:1.5em;max-width:1100px}table{border-collapse:collapse;font-size:13px}"
                "th,td{border:1px solid #bbb;padding:2px 8px;text-align:right}th{background:#eee}td.s,th.s{text-align:left}"
-               "tr.sum td{font-weight:bold}svg{border:1px solid #ddd}\n</style></head><body>\n<h1>");
-    mx_html_text(f, str_of(a, "name"));
-    fprintf(f, " vs ");
-    mx_html_text(f, str_of(b, "name"));
-    fprintf(f, "</h1>\n<p>Written by mxsim ");
-    mx_html_text(f, str_of(cmp, "mxsim_version"));
-    fprintf(f, " from <a href=\"compare.json\">compare.json</a>: trace <code>");
-    mx_html_text(f, str_of(cmp, "trace"));
-    fprintf(f, "</code>, %s mode", str_of(cmp, "mode"));
+               "tr.sum td{font-weight:bold}svg{border:1px solid #ddd}\n</style></head><body>\n");
+    put(f, "<h1>", str_of(a, "name"));
+    put(f, " vs ", str_of(b, "name"));
+    put(f, "</h1>\n<p>Written by mxsim ", str_of(cmp, "mxsim_version"));
+    put(f, " from <a href=\"compare.json\">compare.json</a>: trace <code>", str_of(cmp, "trace"));
+    put(f, "</code>, ", str_of(cmp, "mode"));
+    fprintf(f, " mode");
     const json_t *ov = json_object_get(cmp, "overrides");
     if (json_array_size(ov)) {
         fprintf(f, ", overrides applied to both:");
@@ -126,19 +125,15 @@ static int write_page(FILE *f, const json_t *cmp)
     }
     fprintf(f, ". Ratios are A/B (A: the first config).</p>\n<h2>Energy by component</h2>\n");
     chart(f, a, b);
-    fprintf(f, "<h2>Totals and ratios</h2>\n<table id=\"ratios\"><thead><tr><th class=\"s\"></th><th>");
-    mx_html_text(f, str_of(a, "name"));
-    fprintf(f, " (uJ)</th><th>");
-    mx_html_text(f, str_of(b, "name"));
+    put(f, "<h2>Totals and ratios</h2>\n<table id=\"ratios\"><thead><tr><th class=\"s\"></th><th>", str_of(a, "name"));
+    put(f, " (uJ)</th><th>", str_of(b, "name"));
     fprintf(f, " (uJ)</th><th>ratio A/B</th></tr></thead><tbody>\n");
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)ea, k, v)
     {
-        fprintf(f, "<tr class=\"comp\" data-component=\"");
-        mx_html_text(f, k);
-        fprintf(f, "\"><td class=\"s\">");
-        mx_html_text(f, k);
+        put(f, "<tr class=\"comp\" data-component=\"", k);
+        put(f, "\"><td class=\"s\">", k);
         fprintf(f, "</td><td>%.6f</td><td>%.6f</td>", json_number_value(v) * 1e-6, json_number_value(json_object_get(eb, k)) * 1e-6);
         ratio_cell(f, json_object_get(rc, k));
         fprintf(f, "</tr>\n");
