@@ -607,7 +607,7 @@ extern "C" int mx_config_energy_path(const char *config_path, const mx_arch_conf
         copy_err(err, errlen, file + ": key 'energy.table': path too long");
         return -1;
     }
-    snprintf(out, MX_ARCH_PATH_MAX, "%s", path);
+    memcpy(out, path, strlen(path) + 1); /* fits: checked above */
     return 0;
 }
 
