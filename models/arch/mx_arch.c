@@ -1090,6 +1090,7 @@ typedef struct {
     long long oidx, t;
     wr_queue wq;                       /* output writes waiting for DRAM     */
     long long ld_mi, ld_ni, ld_ki;     /* the last load's tile               */
+    long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
     int ld_what, ld_cls;               /* what it moved; its class (-1 none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
@@ -1100,7 +1101,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (15 + 8 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (17 + 8 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1125,6 +1126,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->ld_cls;
     k->v[n++] = w->wq.ld_end > w->wq.last_end;
     k->v[n++] = w->wq.last_lat;
+    k->v[n++] = w->res_len;
+    k->v[n++] = w->res_len ? w->res_at - b : 0;
     k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
     k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
     k->v[n++] = (long long)(w->wq.touched & 1);
@@ -1172,6 +1175,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.out_free[1], d, times, &ovf);
     add_times(&w->wq.last_end, d, times, &ovf);
     add_times(&w->wq.ld_end, d, times, &ovf);
+    if (w->res_len) add_times(&w->res_at, d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
@@ -1446,6 +1450,16 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
+    if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
+        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
+        w->dram_free = mx_llmax(w->dram_free, at + occ);
+        w->res_len = 0;
+        dram_busy(&w->wq, at, at + occ, pr->ranks);
+        w->probe_pj += pr->cmd_pj;
+        w->probe_act += pr->act;
+        return at + occ + dram_latency(c);
+    }
     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
         const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
@@ -1547,6 +1561,32 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (ek) w->oidx++;
 }
 
+/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
+ * order (0: none, or it loads nothing). */
+static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
+{
+    const mx_tiling *tl = x->tl;
+    long long nmi = mi, nni = ni, nki = ki + 1;
+    if (nki == tl->k_tiles) {
+        nki = 0;
+        long long *inner = tl->n_outer ? &nmi : &nni, *outer = tl->n_outer ? &nni : &nmi;
+        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles, outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+        if (++*inner == inner_n) {
+            *inner = 0;
+            if (++*outer == outer_n) return 0;
+        }
+    }
+    long long a0, b0, a1, b1;
+    tile_ids(tl, mi, ni, ki, &a0, &b0);
+    tile_ids(tl, nmi, nni, nki, &a1, &b1);
+    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
+    if (!what) return 0;
+    const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
+                    k = x->dims_k[nki == tl->k_tiles - 1];
+    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
+    return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
+}
+
 /* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
  * the previous tile: *last_a, *last_b), waits for its data and its output
  * half, computes, and stores. */
@@ -1566,8 +1606,20 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
     long long start = mx_llmax(w->end1, ready);
     w->dram_stall += start - w->end1;
     const int half = (int)(w->oidx % 2);
-    if (ki == 0 && x->sram_walk && w->wq.held[half]) /* its store waits for the write queue */
-        w->dram_free = wr_queue_serve_half(&w->wq, w->dram_free, half); /* it drains after this load */
+    if (ki == 0 && x->sram_walk && w->wq.held[half]) { /* its store waits for the write queue */
+        /* The controller serves reads first: when the next tile's load was
+         * issued (the previous tile finished computing) before the channel
+         * freed, it goes before the store drains (its channel time is
+         * reserved here and used by the next walk_load). */
+        long long from = w->dram_free;
+        const long long nocc = x->use_probes && w->end1 <= from ? next_load_occupancy(x, mi, ni, ki) : 0;
+        if (nocc > 0) {
+            w->res_at = from;
+            w->res_len = nocc;
+            from += nocc;
+        }
+        w->dram_free = wr_queue_serve_half(&w->wq, from, half); /* it drains after the loads */
+    }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
         w->rqu_stall += w->wq.out_free[half] - start;
         start = w->wq.out_free[half];
@@ -1744,13 +1796,15 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     const long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
     const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
     /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
-     * level have the same shapes and the same operand reuse */
+     * level have the same shapes and the same operand reuse; jumps end
+     * before n-2, whose last tile looks ahead to the edge iteration
+     * (next_load_occupancy) */
     walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
     if (ff) walk_ff_reset(&ff[0]);
     for (long long oi = 0; oi < outer_n; oi++) {
         if (ff && outer_n >= WALK_FF_MIN) {
             long long before = oi;
-            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &x->rs) != 0) goto overflow;
+            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 3, &x->rs) != 0) goto overflow;
             if (oi != before) { /* the last tile of the iteration before the new oi */
                 tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
                          &last_a, &last_b);
@@ -1760,7 +1814,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         for (long long ii = 0; ii < inner_n; ii++) {
             if (ff && inner_n >= WALK_FF_MIN) {
                 long long before = ii;
-                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &x->rs) != 0) goto overflow;
+                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 3, &x->rs) != 0) goto overflow;
                 if (ii != before) {
                     tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
                 }
@@ -1770,7 +1824,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
                 if (ff && tl->k_tiles >= WALK_FF_MIN) {
                     long long before = ki;
-                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &x->rs) != 0) goto overflow;
+                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 3, &x->rs) != 0) goto overflow;
                     if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
                 }
                 walk_tile(x, w, mi, ni, ki, &last_a, &last_b);
