@@ -210,7 +210,7 @@ cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	  --backpressure 0.5 --fault 1,2 --quiet --fst $(CA_ANY)/fault.fst 2>$(CA_ANY)/fault.log; st=$$?; set -e; cat $(CA_ANY)/fault.log; \
 	  [ $$st -eq 1 ] || { echo "cosim-array-any: fault not caught (exit $$st)"; exit 1; }
 	@grep -q "^MISMATCH cycle [0-9]* (GEMM 2 'ragged', tests/systemc/sc_rerun.csv:6): PE row 1 column 2: PE result (u_pe.out_o) expected 0x[0-9a-f]* actual 0x[0-9a-f]*$$" $(CA_ANY)/fault.log \
-	  && grep -q "^  PE (1, 2) output: C++ twin 0x[0-9a-f]\{8\}, RTL u_pe.out_o 0x[0-9a-f]\{8\}; its output (m, n) = (1, 2) (fold rows 0.., columns 0..): mx_pe_dot 0x" $(CA_ANY)/fault.log \
+	  && grep -q "^  PE (1, 2) output: C model 0x[0-9a-f]\{8\}, RTL u_pe.out_o 0x[0-9a-f]\{8\}; its output (m, n) = (1, 2) (fold rows 0.., columns 0..): mx_pe_dot 0x" $(CA_ANY)/fault.log \
 	  && grep -q "^  stimulus: GEMM 2 'ragged' 5x7x33 mxsf, operands seeded N(0,1), seed 7 + 2; C\[1\]\[2\]" $(CA_ANY)/fault.log \
 	  && grep -q "^    A row 1 codes: " $(CA_ANY)/fault.log && grep -q "^    B column 2 codes: " $(CA_ANY)/fault.log \
 	  && grep -q "^  rerun: .*mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 --gemm 2 --backpressure 0.5 --fault 1,2 --fst $(CA_ANY)/fault.fst$$" $(CA_ANY)/fault.log \
@@ -218,7 +218,7 @@ cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	  && grep -q "^  gtkwave: $(CA_ANY)/fault.fst.gtkw " $(CA_ANY)/fault.log \
 	  || { echo "cosim-array-any: fault report incomplete"; exit 1; }
 	@# the mismatch report's PE values: RTL = mx_pe_dot, twin = that with bit 0 flipped (the injected fault)
-	@sed -n "s/^  PE (1, 2) output: C++ twin 0x\([0-9a-f]*\), RTL u_pe.out_o 0x\([0-9a-f]*\); .*mx_pe_dot 0x\([0-9a-f]*\)$$/\1 \2 \3/p" $(CA_ANY)/fault.log \
+	@sed -n "s/^  PE (1, 2) output: C model 0x\([0-9a-f]*\), RTL u_pe.out_o 0x\([0-9a-f]*\); .*mx_pe_dot 0x\([0-9a-f]*\)$$/\1 \2 \3/p" $(CA_ANY)/fault.log \
 	  >$(CA_ANY)/pe_vals.txt; set -- $$(cat $(CA_ANY)/pe_vals.txt); \
 	  [ $$# -eq 3 ] && [ "$$2" = "$$3" ] && [ $$(( 0x$$1 ^ 0x$$2 )) -eq 1 ] \
 	  || { echo "cosim-array-any: PE values in the report: want RTL = mx_pe_dot and twin = it with bit 0 flipped"; exit 1; }; \

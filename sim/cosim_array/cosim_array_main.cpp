@@ -18,8 +18,7 @@
  * twin's; every output must equal mx_pe_dot and every block's codes and
  * scale mx_requant_comb of those values; compute cycles (first K-step into
  * the array to the last PE result) without back-pressure must equal the
- * fold schedule written out here (tile_schedule_cycles) and the arch model's
- * mx_tile_compute_cycles().  First divergence: cycle,
+ * fold schedule, the arch model's mx_tile_compute_cycles().  First divergence: cycle,
  * GEMM, PE row/column, field, expected and actual in hex; exit 1.
  * Start-to-done (start_i to done_o) must equal tile_done_schedule (lead +
  * compute + drain, array_model.h) without back-pressure, and lie in
@@ -111,7 +110,7 @@ static void usage(FILE *f)
 }
 
 /* The cycle engine configured as the RTL's tile (--engine):
- *  - array: the config's R x C, L, os, P = 4, fold overlap (checked in main);
+ *  - array: the config's R x C, L, os, P, fold overlap (mx_array_config_from_arch in main);
  *  - one engine tile = the co-simulated GEMM = one descriptor: buffers large
  *    enough and memory.tiling: traffic (least traffic, then fewest tiles);
  *    the record's start..rqu_end is compared, so DRAM timing (load_ready)
@@ -242,7 +241,7 @@ static void report_mismatch(const mx_arch_config &cfg, const char *cpath, const 
     if (r >= 0 && c >= 0) {
         if (f) {
             const long long m = f->r0 + r, n = f->c0 + c;
-            fprintf(stderr, "  PE (%d, %d) output: C++ twin 0x%08x, RTL u_pe.out_o ", r, c, twin_pe);
+            fprintf(stderr, "  PE (%d, %d) output: C model 0x%08x, RTL u_pe.out_o ", r, c, twin_pe);
             if (rtl_pe) fprintf(stderr, "0x%08x", *rtl_pe);
             else fprintf(stderr, "(not visible in this build)");
             fprintf(stderr, "; its output (m, n) = (%lld, %lld) (fold rows %lld.., columns %lld..): mx_pe_dot 0x%08x\n", m, n,
@@ -289,6 +288,42 @@ static void report_mismatch(const mx_arch_config &cfg, const char *cpath, const 
         else
             fprintf(stderr, "  gtkwave: cannot write %s: %s\n", gw.c_str(), strerror(errno));
     }
+}
+
+/* Every output's code and block scale against the C re-quantizer on
+ * mx_pe_dot's values: a block is a fold's column (R outputs along M) or with
+ * rqu.block: tile a TR x TC tile of the output matrix (inside one fold, as
+ * TR | R and TC | C; the matrix's last tiles partial).  0 equal, 1 with a
+ * MISMATCH line. */
+static int check_blocks(const mx_sc_job &j, int out_fmt, int fp5_bias, const std::vector<uint32_t> &expect,
+                        const std::vector<uint8_t> &got_code, const std::vector<int> &got_scale, size_t gi,
+                        const mx_gemm &g, const char *tpath)
+{
+    const long long br = j.rq_tile ? ARR_TR : ARR_R, bc = j.rq_tile ? ARR_TC : 1;
+    mx_requant_in rq;
+    mx_requant_out rqo;
+    memset(&rq, 0, sizeof rq);
+    rq.fmt_i = out_fmt;
+    rq.fp5_bias_i = fp5_bias;
+    for (long long m0 = 0; m0 < j.M; m0 += br)
+        for (long long n0 = 0; n0 < j.N; n0 += bc) {
+            const long long h = std::min(br, j.M - m0), w = std::min(bc, j.N - n0);
+            for (long long q = 0; q < w; q++)
+                for (long long r = 0; r < h; r++) rq.vals_i[q * h + r] = expect[(size_t)((m0 + r) * j.N + n0 + q)];
+            mx_requant_comb((int)(h * w), &rq, &rqo);
+            for (long long q = 0; q < w; q++)
+                for (long long r = 0; r < h; r++) {
+                    const size_t i = (size_t)((m0 + r) * j.N + n0 + q);
+                    if (got_scale[i] != rqo.scale_o || got_code[i] != rqo.codes_o[q * h + r]) {
+                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld) in the %lldx%lld block at (%lld, %lld): "
+                                        "code/scale array 0x%02x/0x%02x, mx_requant 0x%02x/0x%02x\n",
+                                gi, g.name, tpath, g.line, m0 + r, n0 + q, br, bc, m0, n0, got_code[i], got_scale[i] & 0xff,
+                                rqo.codes_o[q * h + r], rqo.scale_o);
+                        return 1;
+                    }
+                }
+        }
+    return 0;
 }
 
 static double now_s()
@@ -363,13 +398,23 @@ int main(int argc, char **argv)
         mx_print_error(PROG, "%s", err);
         return 2;
     }
-    if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
-        cfg.pe_pipeline_depth != 4 || cfg.scalesim_compat || !cfg.fold_overlap) {
-        fprintf(stderr, "mxsim-cosim-array: %s: keys 'arch.rows/cols/lanes/dataflow/pe_pipeline_depth/fold_overlap/"
-                        "scalesim_compat': this binary simulates a %dx%d os array, %d lanes, depth 4, fold overlap on\n",
-                cpath, ARR_R, ARR_C, ARR_L);
+    /* the config check of the array model (what the RTL can build), then this binary's size */
+    mx_array_config acfg;
+    if (mx_array_config_from_arch(&cfg, &acfg, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim-cosim-array: %s: %s\n", cpath, err);
         return 2;
     }
+    if (acfg.rows != ARR_R || acfg.cols != ARR_C || acfg.lanes != ARR_L || acfg.pipeline_depth != MX_ARRAY_PE_STAGES ||
+        (cfg.rqu_tile && (acfg.tile_rows != ARR_TR || acfg.tile_cols != ARR_TC))) {
+        fprintf(stderr, "mxsim-cosim-array: %s: keys 'arch.rows/cols/lanes/pe_pipeline_depth, format.tile': this binary "
+                        "simulates a %dx%d array, %d lanes, depth %d, re-quantization tile %dx%d\n",
+                cpath, ARR_R, ARR_C, ARR_L, MX_ARRAY_PE_STAGES, ARR_TR, ARR_TC);
+        return 2;
+    }
+    acfg.tile_rows = ARR_TR; /* column mode: the build's tile, unused */
+    acfg.tile_cols = ARR_TC;
+    acfg.fault_row = fault_r;
+    acfg.fault_col = fault_c;
     if (cfg.align_width != 32) { fprintf(stderr, "mxsim-cosim-array: %s: key 'format.align_width': the RTL is built with 32\n", cpath); return 2; }
     mx_trace tr = {nullptr, 0};
     if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
@@ -452,7 +497,7 @@ int main(int argc, char **argv)
     long long bp_gemms = 0, bp_exact = 0, bp_extra = 0, bp_blocked = 0;
     long long eng_tiles = 0, eng_bad = 0;
     double t_rtl = 0, t_model = 0, t_core = 0;
-    array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
+    array_ctrl_twin model(acfg);
     for (int rep = 0; rep < repeat && rc == 0; rep++)
     for (size_t gi = g_lo; gi < g_hi && rc == 0 && !cut; gi++) {
         const mx_gemm &g = tr.gemms[gi];
@@ -496,16 +541,17 @@ int main(int argc, char **argv)
         }
         /* folds, in the controller's order, for placing output blocks */
         std::vector<fold> folds;
-        for (long long c0 = 0; c0 < j.N; c0 += ARR_C)
-            for (long long r0 = 0; r0 < j.M; r0 += ARR_R)
-                folds.push_back({r0, c0, (int)std::min<long long>(ARR_R, j.M - r0), (int)std::min<long long>(ARR_C, j.N - c0)});
+        for (long long f = 0, nf = mx_fold_count(&cfg, j.M, j.N, j.K); f < nf; f++) {
+            mx_fold fo;
+            mx_fold_at(&cfg, j.M, j.N, j.K, f, &fo);
+            folds.push_back({fo.r0, fo.c0, fo.rows, fo.cols});
+        }
         std::vector<std::deque<size_t>> colq(ARR_C);
         for (size_t f = 0; f < folds.size(); f++)
             for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
         const long long t = (j.K + ARR_L - 1) / ARR_L;
 
         model.reset();
-        if (fault_r >= 0) model.array().inject_fault(fault_r, fault_c);
         tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
         /* reset the RTL */
         top->rst_ni = 0;
@@ -530,8 +576,8 @@ int main(int argc, char **argv)
 
         std::vector<uint32_t> got((size_t)(j.M * j.N), 0);
         std::vector<int> have((size_t)(j.M * j.N), 0);
-        std::vector<std::vector<uint8_t>> blk_codes(folds.size() * ARR_C);
-        std::vector<int> blk_scale(folds.size() * ARR_C, -1);
+        std::vector<uint8_t> got_code((size_t)(j.M * j.N), 0); /* each output's code and block scale */
+        std::vector<int> got_scale((size_t)(j.M * j.N), -1);
         long long cyc = 0, first_issue = -1, last_pe_done = -1;
         long long blocked = 0; /* cycles in which some output block was valid and not ready */
         const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
@@ -600,7 +646,7 @@ int main(int argc, char **argv)
             for (int i = 0; i < ARR_R * ARR_C && rc == 0 && pe_visible; i++)
                 if (mo.pe_done[(size_t)i]) {
                     const int r = i / ARR_C, c = i % ARR_C;
-                    const uint32_t mv = model.array().pe_value(r, c), rv = *pe_q[(size_t)i];
+                    const uint32_t mv = model.pe_value(r, c), rv = *pe_q[(size_t)i];
                     if (mv != rv) fail("PE result (u_pe.out_o)", r, c, mv, rv);
                 }
             for (int c = 0; c < ARR_C && rc == 0; c++) {
@@ -611,7 +657,9 @@ int main(int argc, char **argv)
                     if (mo.vals[i] != ro.vals[i]) fail("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
                     else if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) fail("blk_codes", r, c, mo.codes[i], ro.codes[i]);
                 }
-                if (rc == 0 && out_fmt >= 0 && mo.scales[(size_t)c] != ro.scales[(size_t)c]) fail("blk_scale", -1, c, mo.scales[(size_t)c], ro.scales[(size_t)c]);
+                for (int i = 0; i < ARR_S && rc == 0 && out_fmt >= 0; i++)
+                    if (mo.scales[(size_t)(c * ARR_S + i)] != ro.scales[(size_t)(c * ARR_S + i)])
+                        fail("blk_scale", i * ARR_TR, c, mo.scales[(size_t)(c * ARR_S + i)], ro.scales[(size_t)(c * ARR_S + i)]);
             }
             if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
             if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
@@ -634,9 +682,9 @@ int main(int argc, char **argv)
                     if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); rc = 1; break; }
                     got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
                     have[(size_t)(m * j.N + n)] = 1;
+                    got_code[(size_t)(m * j.N + n)] = mo.codes[(size_t)(c * ARR_R + r)];
+                    got_scale[(size_t)(m * j.N + n)] = mo.scales[(size_t)(c * ARR_S + r / ARR_TR)];
                 }
-                blk_codes[fi * ARR_C + (size_t)c].assign(mo.codes.begin() + c * ARR_R, mo.codes.begin() + c * ARR_R + f.rl);
-                blk_scale[fi * ARR_C + (size_t)c] = mo.scales[(size_t)c];
             }
             if (rc) break;
             t0 = now_s();
@@ -659,7 +707,7 @@ int main(int argc, char **argv)
         if (rc == 1 && mm.cyc >= 0)
             report_mismatch(cfg, cpath, tpath, seed, bp_arg, fault_arg, data_dir, fst_path, gi, g, j, from_note, expect,
                             mm.cyc, mm.r, mm.c, mm.fold >= 0 ? &folds[(size_t)mm.fold] : nullptr,
-                            mm.r >= 0 && mm.c >= 0 ? model.array().pe_value(mm.r, mm.c) : 0,
+                            mm.r >= 0 && mm.c >= 0 ? model.pe_value(mm.r, mm.c) : 0,
                             mm.r >= 0 && mm.c >= 0 && pe_visible ? pe_q[(size_t)(mm.r * ARR_C + mm.c)] : nullptr, gemm_t0);
         if (rc || cut) break;
         const long long want = j.M * j.N;
@@ -670,61 +718,23 @@ int main(int argc, char **argv)
                 rc = 1;
                 break;
             }
-        /* every block's codes and scale: the C re-quantizer on mx_pe_dot's values,
-         * a block being a fold's column (r outputs) or with rqu.block: tile the
-         * fold's r x c outputs */
-        for (size_t fi = 0; fi < folds.size() && rc == 0 && out_fmt >= 0; fi++) {
-            const fold &f = folds[fi];
-            const int bw = j.rq_tile ? f.cl : 1; /* columns per block */
-            for (int c0 = 0; c0 < f.cl && rc == 0; c0 += bw) {
-                mx_requant_in rq;
-                mx_requant_out rqo;
-                memset(&rq, 0, sizeof rq);
-                rq.fmt_i = out_fmt;
-                rq.fp5_bias_i = cfg.mxsf_fp5_bias;
-                for (int q = 0; q < bw; q++)
-                    for (int r = 0; r < f.rl; r++) rq.vals_i[q * f.rl + r] = expect[(size_t)((f.r0 + r) * j.N + f.c0 + c0 + q)];
-                mx_requant_comb(f.rl * bw, &rq, &rqo);
-                for (int q = 0; q < bw && rc == 0; q++) {
-                    const int c = c0 + q;
-                    const std::vector<uint8_t> &bc = blk_codes[fi * ARR_C + (size_t)c];
-                    if (blk_scale[fi * ARR_C + (size_t)c] != rqo.scale_o) {
-                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): block rows %lld.. column %lld: scale array 0x%02x, mx_requant 0x%02x\n",
-                                gi, g.name, tpath, g.line, f.r0, f.c0 + c, blk_scale[fi * ARR_C + (size_t)c], rqo.scale_o);
-                        rc = 1;
-                    }
-                    for (int r = 0; r < f.rl && rc == 0; r++)
-                        if (bc[(size_t)r] != rqo.codes_o[q * f.rl + r]) {
-                            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): code array 0x%02x, mx_requant 0x%02x\n",
-                                    gi, g.name, tpath, g.line, f.r0 + r, f.c0 + c, bc[(size_t)r], rqo.codes_o[q * f.rl + r]);
-                            rc = 1;
-                        }
-                }
-            }
-        }
+        if (rc == 0 && out_fmt >= 0)
+            rc = check_blocks(j, out_fmt, cfg.mxsf_fp5_bias, expect, got_code, got_scale, gi, g, tpath);
         if (rc) break;
         /* cycles from the first K-step into the array through the cycle whose
          * edge writes the last accumulator: the arch model's
          * t + (r-1) + (c-1) + (P-1) per fold, folds overlapped */
         const long long compute = last_pe_done - first_issue;
         const long long analytic = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
-        const long long sched = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
-        if (bp == 0 && compute != sched) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, fold schedule %lld "
-                            "(arch model mx_tile_compute_cycles %lld)\n",
-                    gi, g.name, tpath, g.line, compute, sched, analytic);
-            rc = 1;
-            break;
-        }
         if (bp == 0 && compute != analytic) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld = fold schedule, arch model "
-                            "mx_tile_compute_cycles %lld\n", gi, g.name, tpath, g.line, compute, analytic);
+            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, fold schedule "
+                            "(mx_tile_compute_cycles) %lld\n", gi, g.name, tpath, g.line, compute, analytic);
             rc = 1;
             break;
         }
         /* start-to-done: the RTL against its schedule written out (lead +
          * compute + drain), and with --engine the cycle engine's tile */
-        const tile_done_sched ds = tile_done_schedule(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K, j.rq_tile);
+        const tile_done_sched ds = tile_done_schedule(cfg, j.M, j.N, j.K, j.rq_tile);
         if (bp == 0 && (cyc != ds.total || first_issue != ds.lead)) {
             fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld (first K-step in cycle %lld, drain %lld), "
                             "schedule %lld (lead %lld + compute %lld + drain %lld)\n",
