@@ -155,7 +155,8 @@ struct rtl_run {
                 if (out) (*out)[(size_t)((r0 + r) * N + n)] = o.vals[(size_t)(c * ARR_R + r)];
                 if (codes) (*codes)[(size_t)((r0 + r) * N + n)] = o.codes[(size_t)(c * ARR_R + r)];
             }
-            if (scales) (*scales)[mx_sc_out_scale_index(ARR_R, ARR_C, *job, r0, n)] = o.scales[(size_t)(c * ARR_S)];
+            for (int i = 0; i < ARR_S && scales && r0 + i * ARR_TR < M; i++) /* tile row i of the column */
+                (*scales)[mx_sc_out_scale_index(ARR_R, ARR_C, *job, r0 + i * ARR_TR, n)] = o.scales[(size_t)(c * ARR_S + i)];
         }
         if (++cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
     }
