@@ -101,7 +101,7 @@ $(BUILD)/mxsim-cosim-array: $(CA_DIR)/mxsim-cosim-array-4x4x4
 	cp $< $@
 
 # Array co-simulation speed (`make bench`, through bench-systemc): the
-# Verilated controller + array without tracing, its C++ twin and the C core's
+# Verilated controller + array without tracing, its C twin (models/array) and the C core's
 # values (mx_pe_dot for every output, as array cycles per second) on the same
 # GEMM (tests/systemc/bench_gemm.csv, 64x64x256 MXSF), 4x4, 8x8 and 16x16 at
 # L = 8, one core.  The first run builds the three models (16x16: minutes).
@@ -291,7 +291,7 @@ cosim-array-engine: $(BUILD)/mxsim-cosim-array
 cosim-run: cosim-array
 cosim-array: cosim-array-engine
 
-# The array co-simulation again with the harness, its C++ twin and the C core
+# The array co-simulation again with the harness, its C twin (models/array) and the C core
 # built with ASan + UBSan (the Verilated model uninstrumented), in $(BUILD)/san.
 .PHONY: cosim-array-san
 cosim-array-san:

@@ -151,33 +151,31 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
 {
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
-    const long long R = c->rows, C = c->cols, L = c->lanes;
-    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
+    const long long L = c->lanes;
     long long pa = bytes_of(k, fa->elem.bits), pb = bytes_of(k, fb->elem.bits);
     long long la = bytes_of(L, fa->elem.bits), lb = bytes_of(L, fb->elem.bits);
     const mx_sram_config *sa = &c->sram[MX_OP_A], *sb = &c->sram[MX_OP_B];
     long long total = 0;
-    for (long long fc = 0; fc < ncf; fc++) {
-        long long ce = mx_llmin(C, sc - fc * C);
-        for (long long fr = 0; fr < nrf; fr++) {
-            long long re = mx_llmin(R, sr - fr * R);
-            mx_sram_streams g[2];
-            memset(g, 0, sizeof g);
-            int ng = 0;
-            switch (c->dataflow) {
-            case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
-                g[ng++] = (mx_sram_streams){ce, t, fc * C * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            }
-            total += fold_stall(memo, g, ng);
+    const long long nf = mx_fold_count(c, m, n, k);
+    for (long long f = 0; f < nf; f++) { /* the fold schedule's folds (mx_fold_at) */
+        mx_fold fo;
+        mx_fold_at(c, m, n, k, f, &fo);
+        mx_sram_streams g[2];
+        memset(g, 0, sizeof g);
+        int ng = 0;
+        switch (c->dataflow) {
+        case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
+            g[ng++] = (mx_sram_streams){fo.cols, t, fo.c0 * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
         }
+        total += fold_stall(memo, g, ng);
     }
     return total;
 }

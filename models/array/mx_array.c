@@ -12,9 +12,13 @@
 int mx_array_config_from_arch(const mx_arch_config *c, mx_array_config *a, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat)
-        return mx_fail(err, errlen, "keys 'arch.dataflow/fold_overlap/scalesim_compat': the array RTL is output "
-                                    "stationary with fold overlap, without SCALE-Sim conventions");
+    if (c->dataflow != MX_DATAFLOW_OS)
+        return mx_fail(err, errlen, "key 'arch.dataflow': the array RTL is output-stationary (os) only, got '%s'",
+                       mx_dataflow_name(c->dataflow));
+    if (!c->fold_overlap)
+        return mx_fail(err, errlen, "key 'arch.fold_overlap': the array controller always overlaps folds (true), got false");
+    if (c->scalesim_compat)
+        return mx_fail(err, errlen, "key 'arch.scalesim_compat': SCALE-Sim conventions are not RTL timing (false), got true");
     if (c->pe_pipeline_depth < MX_ARRAY_PE_STAGES)
         return mx_fail(err, errlen, "key 'arch.pe_pipeline_depth': the PE has %d stages, got %d", MX_ARRAY_PE_STAGES,
                        c->pe_pipeline_depth);
