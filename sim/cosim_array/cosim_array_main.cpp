@@ -645,6 +645,46 @@ static int check_gemm_cycles(ca_run &x, size_t gi, int rep, const mx_sc_job &j, 
     return rc;
 }
 
+/* GEMM gi's job: operands (seeded or --data), quantized with the config's
+ * block shape, the C core's output values, the SRAM image and descriptor.
+ * 0, or 2 after one error line. */
+static int prepare_gemm(ca_run &x, size_t gi, mx_sc_job &j, std::vector<uint32_t> &expect, tile_desc &d, tile_sram &sram,
+                        std::string &from_note)
+{
+    const char *tpath = x.o.tpath, *data_dir = x.o.data_dir;
+    const unsigned long long seed = x.o.seed;
+    const mx_arch_config &cfg = x.cfg;
+    const mx_gemm &g = x.tr.gemms[gi];
+    const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
+    if (!fe.empty()) {
+        fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, fe.c_str());
+        return 2;
+    }
+    std::vector<float> af, bf;
+    std::string e = mx_sc_job_check(cfg, j);
+    if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
+        e = "M, N, K must fit the controller's 32-bit descriptor fields";
+    if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
+    if (e.empty()) {
+        std::string from;
+        if (mx_sc_load_operands("mxsim-cosim-array", data_dir, tpath, g, seed + gi, af, bf, &from)) {
+            return 2;
+        }
+        from_note = from.empty() ? "" : "  (" + from + " from --data)";
+        e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
+    }
+    if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); return 2; }
+    const double tc0 = now_s();
+    mx_sc_c_outputs(cfg, j, expect);
+    x.t_core += now_s() - tc0;
+    tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, x.out_fmt, d, sram);
+    if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
+        fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
+        return 2;
+    }
+    return 0;
+}
+
 /* GEMM gi of the trace (repetition rep): operands, SRAM image, the RTL
  * and its C twin in lock step cycle by cycle, then outputs, codes/scales
  * and cycles against the C core and the schedules.  The run's rc: 0, 1
@@ -671,47 +711,19 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
     long long &run_cycles = x.run_cycles, &cut_cyc = x.cut_cyc, &gemms_done = x.gemms_done;
     bool &cut = x.cut;
     size_t &cur_gi = x.cur_gi, &cut_gi = x.cut_gi;
-    double &t_prog = x.t_prog, &t_rtl = x.t_rtl, &t_model = x.t_model, &t_core = x.t_core;
+    double &t_prog = x.t_prog, &t_rtl = x.t_rtl, &t_model = x.t_model;
     long long &total_cycles = x.total_cycles, &all_cycles = x.all_cycles;
     const mx_gemm &g = tr.gemms[gi];
     cur_gi = gi;
     /* per GEMM, so that --gemm I reruns GEMM I with the same back-pressure */
     bp_rng = (seed + gi) ^ 0xB4C4B4C4ull;
     mx_sc_job j;
-    const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
-    if (!fe.empty()) {
-        fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, fe.c_str());
-        rc = 2;
-        return rc;
-    }
-    std::vector<float> af, bf;
-    std::string from_note;
-    std::string e = mx_sc_job_check(cfg, j);
-    if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
-        e = "M, N, K must fit the controller's 32-bit descriptor fields";
-    if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
-    if (e.empty()) {
-        std::string from;
-        if (mx_sc_load_operands("mxsim-cosim-array", data_dir, tpath, g, seed + gi, af, bf, &from)) {
-            rc = 2;
-            return rc;
-        }
-        from_note = from.empty() ? "" : "  (" + from + " from --data)";
-        e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
-    }
-    if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; return rc; }
     std::vector<uint32_t> expect;
-    const double tc0 = now_s();
-    mx_sc_c_outputs(cfg, j, expect);
-    t_core += now_s() - tc0;
     tile_desc d;
     tile_sram sram;
-    tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, sram);
-    if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
-        fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
-        rc = 2;
-        return rc;
-    }
+    std::string from_note;
+    rc = prepare_gemm(x, gi, j, expect, d, sram, from_note);
+    if (rc) return rc;
     /* folds, in the controller's order, for placing output blocks */
     std::vector<fold> folds;
     for (long long f = 0, nf = mx_fold_count(&cfg, j.M, j.N, j.K); f < nf; f++) {
