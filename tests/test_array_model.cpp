@@ -239,6 +239,38 @@ TEST(ArrayModel, TileModeScalesPerSubBlock)
     EXPECT_EQ(std::unique(seen.begin(), seen.end()) - seen.begin(), 4);
 }
 
+// The fold schedule (mx_fold_at) by hand: 4x4 array, L = 4, P = 4, output
+// stationary with overlap; M = 6, N = 5, K = 8 (t = 2).  Folds col-fold
+// outer: f0 rows 0-3 cols 0-3, f1 rows 4-5 cols 0-3, f2 rows 0-3 col 4,
+// f3 rows 4-5 col 4.  start_{f+1} = start_f + max(t, r_f):
+// 0, max(2, 4) = 4, 4 + max(2, 2) = 6, 6 + 4 = 10; end = start + t + (r-1) +
+// (c-1) + (P-1): 0+2+3+3+3 = 11, 4+2+1+3+3 = 13, 6+2+3+0+3 = 14, 10+2+1+0+3 = 16.
+TEST(ArrayModel, FoldScheduleByHand)
+{
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    c.rows = c.cols = 4;
+    c.lanes = 4;
+    c.pe_pipeline_depth = 4;
+    c.dataflow = MX_DATAFLOW_OS;
+    c.fold_overlap = 1;
+    c.scalesim_compat = 0;
+    ASSERT_EQ(mx_fold_count(&c, 6, 5, 8), 4);
+    const long long r0[] = {0, 4, 0, 4}, c0[] = {0, 0, 4, 4}, start[] = {0, 4, 6, 10}, end[] = {11, 13, 14, 16};
+    const int rows[] = {4, 2, 4, 2}, cols[] = {4, 4, 1, 1};
+    for (int f = 0; f < 4; f++) {
+        mx_fold fo;
+        mx_fold_at(&c, 6, 5, 8, f, &fo);
+        EXPECT_EQ(fo.r0, r0[f]) << f;
+        EXPECT_EQ(fo.c0, c0[f]) << f;
+        EXPECT_EQ(fo.rows, rows[f]) << f;
+        EXPECT_EQ(fo.cols, cols[f]) << f;
+        EXPECT_EQ(fo.start, start[f]) << f;
+        EXPECT_EQ(fo.end, end[f]) << f;
+    }
+    EXPECT_EQ(mx_tile_compute_cycles(&c, 6, 5, 8), 16);
+}
+
 // The config check: what the RTL cannot build is refused with a message naming the key.
 TEST(ArrayModel, ConfigCheck)
 {
