@@ -124,6 +124,20 @@ Tile small_tile(int M, int N, int K)
     return t;
 }
 
+// An n x n output-stationary array with fold overlap, L lanes, depth P.
+mx_arch_config os_arch(int n, int L, int P)
+{
+    mx_arch_config c;
+    mx_arch_config_default(&c);
+    c.rows = c.cols = n;
+    c.lanes = L;
+    c.pe_pipeline_depth = P;
+    c.dataflow = MX_DATAFLOW_OS;
+    c.fold_overlap = 1;
+    c.scalesim_compat = 0;
+    return c;
+}
+
 uint32_t pe_dot(const Tile &t, int L, int m, int n)
 {
     mx_pe_config pc;
@@ -167,14 +181,7 @@ TEST(ArrayModel, TwoByTwoOneFoldCyclesByHand)
 TEST(ArrayModel, ComputeCyclesAreTheFoldSchedule)
 {
     const Tile t = small_tile(2, 2, 6);
-    mx_arch_config c;
-    mx_arch_config_default(&c);
-    c.rows = c.cols = 2;
-    c.lanes = 2;
-    c.pe_pipeline_depth = 6;
-    c.dataflow = MX_DATAFLOW_OS;
-    c.fold_overlap = 1;
-    c.scalesim_compat = 0;
+    const mx_arch_config c = os_arch(2, 2, 6);
     const TileRun r = run_one_fold(array_cfg(2, 2, 2, 6, 2, 2), t, 0);
     EXPECT_EQ(r.last_pe_done - r.first_issue, mx_tile_compute_cycles(&c, 2, 2, 6));
     EXPECT_EQ(r.last_pe_done - r.first_issue, 3 + 1 + 1 + 5);
@@ -247,14 +254,7 @@ TEST(ArrayModel, TileModeScalesPerSubBlock)
 // (c-1) + (P-1): 0+2+3+3+3 = 11, 4+2+1+3+3 = 13, 6+2+3+0+3 = 14, 10+2+1+0+3 = 16.
 TEST(ArrayModel, FoldScheduleByHand)
 {
-    mx_arch_config c;
-    mx_arch_config_default(&c);
-    c.rows = c.cols = 4;
-    c.lanes = 4;
-    c.pe_pipeline_depth = 4;
-    c.dataflow = MX_DATAFLOW_OS;
-    c.fold_overlap = 1;
-    c.scalesim_compat = 0;
+    const mx_arch_config c = os_arch(4, 4, 4);
     ASSERT_EQ(mx_fold_count(&c, 6, 5, 8), 4);
     const long long r0[] = {0, 4, 0, 4}, c0[] = {0, 0, 4, 4}, start[] = {0, 4, 6, 10}, end[] = {11, 13, 14, 16};
     const int rows[] = {4, 2, 4, 2}, cols[] = {4, 4, 1, 1};
@@ -274,14 +274,7 @@ TEST(ArrayModel, FoldScheduleByHand)
 // The config check: what the RTL cannot build is refused with a message naming the key.
 TEST(ArrayModel, ConfigCheck)
 {
-    mx_arch_config c;
-    mx_arch_config_default(&c);
-    c.rows = c.cols = 4;
-    c.lanes = 4;
-    c.dataflow = MX_DATAFLOW_OS;
-    c.fold_overlap = 1;
-    c.scalesim_compat = 0;
-    c.pe_pipeline_depth = 4;
+    mx_arch_config c = os_arch(4, 4, 4);
     c.rqu_tile = 1;
     c.tile_rows = c.tile_cols = 2;
     mx_array_config a;
