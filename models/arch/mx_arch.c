@@ -226,46 +226,63 @@ void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long lo
     }
 }
 
-long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+long long mx_fold_count(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    return mx_cdiv(sr, c->rows) * mx_cdiv(sc, c->cols);
+}
+
+void mx_fold_at(const mx_arch_config *c, long long m, long long n, long long k, long long f, mx_fold *o)
 {
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
     const long long R = c->rows, C = c->cols;
-    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
-    int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
+    const long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
+    const int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
+    const long long ci = f / nrf, ri = f % nrf;
+    o->index = f;
+    o->r0 = ri * R;
+    o->c0 = ci * C;
+    o->rows = ri == nrf - 1 ? rl : (int)R;
+    o->cols = ci == ncf - 1 ? cl : (int)C;
     if (!c->fold_overlap || c->scalesim_compat) {
-        return (nrf - 1) * (ncf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) +
-               (nrf - 1) * mx_fold_cycles(c, (int)R, cl, t) +
-               (ncf - 1) * mx_fold_cycles(c, rl, (int)C, t) + mx_fold_cycles(c, rl, cl, t);
+        /* ci whole column folds, then ri full-height folds of this one's width */
+        o->start = ci * ((nrf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) + mx_fold_cycles(c, rl, (int)C, t)) +
+                   ri * mx_fold_cycles(c, (int)R, o->cols, t);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t);
+    } else if (c->dataflow == MX_DATAFLOW_OS) {
+        const long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
+        o->start = n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t);
+    } else {
+        const long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
+        const long long n_R = f - n_rl;
+        o->start = (nrf > 1 ? R : rl) + n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t) - o->rows;
     }
-    /* Folds in order col-fold outer, row-fold inner; fold f has row extent R,
-     * except the last of each column fold (rl), and column extent C, except
-     * in the last column fold (cl).  Overlapped schedule (docs/ARCH.md):
-     *   OS:     start_0 = 0,   start_{f+1} = start_f + max(t, r_f),
-     *           end_f = start_f + fold(r_f, c_f)
-     *   WS, IS: start_0 = r_0 (first preload), start_{f+1} = start_f + max(t, r_{f+1}),
-     *           end_f = start_f + fold(r_f, c_f) - r_f
-     * and the tile ends with the latest fold end.  Starts grow with f, so only
-     * the last fold of each (r, c) class can end last. */
+}
+
+long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    const long long nrf = mx_cdiv(sr, c->rows), ncf = mx_cdiv(sc, c->cols);
+    mx_fold fo;
+    if (!c->fold_overlap || c->scalesim_compat) {
+        mx_fold_at(c, m, n, k, nrf * ncf - 1, &fo);
+        return fo.end;
+    }
+    /* Starts grow with f, so only the last fold of each (rows, cols) class
+     * (full or last row fold x full or last column fold) can end last. */
     long long best = 0;
     for (int cls = 0; cls < 4; cls++) {
-        int last_row = cls & 1, last_col = (cls >> 1) & 1;
+        const int last_row = cls & 1, last_col = (cls >> 1) & 1;
         if (!last_row && nrf == 1) continue; /* no full-height folds */
         if (!last_col && ncf == 1) continue; /* no full-width folds  */
-        long long ci = last_col ? ncf - 1 : ncf - 2, ri = last_row ? nrf - 1 : nrf - 2;
-        long long f = ci * nrf + ri;
-        int r = last_row ? rl : (int)R, cc = last_col ? cl : (int)C;
-        long long end;
-        if (c->dataflow == MX_DATAFLOW_OS) {
-            long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
-            end = n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t);
-        } else {
-            long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
-            long long n_R = f - n_rl;
-            long long r0 = nrf > 1 ? R : rl;
-            end = r0 + n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t) - r;
-        }
-        if (end > best) best = end;
+        const long long ci = last_col ? ncf - 1 : ncf - 2, ri = last_row ? nrf - 1 : nrf - 2;
+        mx_fold_at(c, m, n, k, ci * nrf + ri, &fo);
+        if (fo.end > best) best = fo.end;
     }
     return best;
 }

@@ -151,33 +151,31 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
 {
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
-    const long long R = c->rows, C = c->cols, L = c->lanes;
-    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
+    const long long L = c->lanes;
     long long pa = bytes_of(k, fa->elem.bits), pb = bytes_of(k, fb->elem.bits);
     long long la = bytes_of(L, fa->elem.bits), lb = bytes_of(L, fb->elem.bits);
     const mx_sram_config *sa = &c->sram[MX_OP_A], *sb = &c->sram[MX_OP_B];
     long long total = 0;
-    for (long long fc = 0; fc < ncf; fc++) {
-        long long ce = mx_llmin(C, sc - fc * C);
-        for (long long fr = 0; fr < nrf; fr++) {
-            long long re = mx_llmin(R, sr - fr * R);
-            mx_sram_streams g[2];
-            memset(g, 0, sizeof g);
-            int ng = 0;
-            switch (c->dataflow) {
-            case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
-                g[ng++] = (mx_sram_streams){ce, t, fc * C * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            }
-            total += fold_stall(memo, g, ng);
+    const long long nf = mx_fold_count(c, m, n, k);
+    for (long long f = 0; f < nf; f++) { /* the fold schedule's folds (mx_fold_at) */
+        mx_fold fo;
+        mx_fold_at(c, m, n, k, f, &fo);
+        mx_sram_streams g[2];
+        memset(g, 0, sizeof g);
+        int ng = 0;
+        switch (c->dataflow) {
+        case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
+            g[ng++] = (mx_sram_streams){fo.cols, t, fo.c0 * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
         }
+        total += fold_stall(memo, g, ng);
     }
     return total;
 }
@@ -188,7 +186,7 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
  * leaving the array (RTL: start_i in cycle 0 to done_o), without SRAM stalls,
  * for the output-stationary array with fold overlap:
  *   lead 2: descriptor latch, synchronous SRAM read -> first K-step;
- *   folds as mx_tile_compute_cycles (col-fold outer, start_{f+1} = start_f + max(t, r_f));
+ *   folds as the fold schedule (mx_fold_at: col-fold outer, start_{f+1} = start_f + max(t, r_f));
  *   the result of PE (i, j) of fold f reaches the column FIFO head at
  *   2 + start_f + t + i + j + P + 1; the column's collector takes one value a
  *   cycle, in order; a block (rqu.block column: a fold's column; tile: the fold's
@@ -200,31 +198,31 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
 long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, long long k)
 {
     if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat) return -1;
-    const long long R = c->rows, C = c->cols, P = c->pe_pipeline_depth, S = 2;
+    const long long C = c->cols, P = c->pe_pipeline_depth, S = 2;
     const long long t = mx_cdiv(k, c->lanes);
     long long *enter = malloc((size_t)(2 * C) * sizeof *enter);
     if (!enter) return -1;
     long long *left = enter + C;
     for (long long j = 0; j < C; j++) enter[j] = left[j] = -1;
-    long long start = 0, prev_tile = -1, last = -1, prev_c = 0;
-    for (long long c0 = 0; c0 < n; c0 += C)
-        for (long long r0 = 0; r0 < m; r0 += R) {
-            const long long r = mx_llmin(R, m - r0), cc = mx_llmin(C, n - c0);
-            long long tile_full = -1;
-            for (long long j = 0; j < cc; j++) {
-                long long e = enter[j];
-                const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
-                for (long long i = 0; i < r; i++) {
-                    e = mx_llmax(S + start + t + i + j + P + 1, e + 1);
-                    if (i == 0) e = mx_llmax(e, gate);
-                }
-                enter[j] = e;
-                if (c->rqu_tile) tile_full = mx_llmax(tile_full, e + 1);
-                else { left[j] = e + 1; last = mx_llmax(last, e + 1); }
+    long long prev_tile = -1, last = -1, prev_c = 0;
+    const long long nf = mx_fold_count(c, m, n, k);
+    for (long long f = 0; f < nf; f++) {
+        mx_fold fo;
+        mx_fold_at(c, m, n, k, f, &fo);
+        long long tile_full = -1;
+        for (long long j = 0; j < fo.cols; j++) {
+            long long e = enter[j];
+            const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
+            for (long long i = 0; i < fo.rows; i++) {
+                e = mx_llmax(S + fo.start + t + i + j + P + 1, e + 1);
+                if (i == 0) e = mx_llmax(e, gate);
             }
-            if (c->rqu_tile) { prev_tile = tile_full; last = mx_llmax(last, tile_full); prev_c = cc; }
-            start += mx_llmax(t, r);
+            enter[j] = e;
+            if (c->rqu_tile) tile_full = mx_llmax(tile_full, e + 1);
+            else { left[j] = e + 1; last = mx_llmax(last, e + 1); }
         }
+        if (c->rqu_tile) { prev_tile = tile_full; last = mx_llmax(last, tile_full); prev_c = fo.cols; }
+    }
     free(enter);
     return last + 1;
 }
