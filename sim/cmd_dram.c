@@ -292,83 +292,81 @@ static void print_table(const dram_opts *o, const mx_dram_config *c, const dram_
     printf("  total %.3f\n", s->energy_total_pj * 1e-3);
 }
 
-/* ---- JSON ------------------------------------------------------------------ */
+/* ---- JSON (jansson) ------------------------------------------------------- */
 
-
-
-static void json_config(FILE *f, const mx_dram_config *c)
+static json_t *json_config(const mx_dram_config *c)
 {
-    fprintf(f, "{\n    \"name\": ");
-    mx_json_str(f, c->name);
-    fprintf(f, ",\n    \"channels\": %d,\n    \"ranks\": %d,\n    \"bankgroups\": %d,\n    \"banks_per_group\": %d,\n"
-               "    \"rows\": %d,\n    \"columns\": %d,\n    \"device_width\": %d,\n    \"bus_bits\": %d,\n"
-               "    \"BL\": %d,\n    \"tCK_ns\": ",
-            c->channels, c->ranks, c->bankgroups, c->banks_per_group, c->rows, c->columns, c->device_width,
-            c->bus_bits, c->BL);
-    mx_json_num(f, c->tCK_ns);
-    fprintf(f, ",\n    \"timing\": {");
+    json_t *j = json_object(), *t = json_object(), *p = json_object();
+    json_object_set_new(j, "name", mx_jstr(c->name));
+    json_object_set_new(j, "channels", json_integer(c->channels));
+    json_object_set_new(j, "ranks", json_integer(c->ranks));
+    json_object_set_new(j, "bankgroups", json_integer(c->bankgroups));
+    json_object_set_new(j, "banks_per_group", json_integer(c->banks_per_group));
+    json_object_set_new(j, "rows", json_integer(c->rows));
+    json_object_set_new(j, "columns", json_integer(c->columns));
+    json_object_set_new(j, "device_width", json_integer(c->device_width));
+    json_object_set_new(j, "bus_bits", json_integer(c->bus_bits));
+    json_object_set_new(j, "BL", json_integer(c->BL));
+    json_object_set_new(j, "tCK_ns", mx_jnum(c->tCK_ns));
     for (size_t i = 0; i < mx_dram_timing_table_n; i++) {
         const mx_dram_timing_field *e = &mx_dram_timing_table[i];
         int v;
         memcpy(&v, (const char *)&c->t + e->offset, sizeof v);
-        fprintf(f, "%s\"%s\": %d", i ? ", " : "", e->name, v);
+        json_object_set_new(t, e->name, json_integer(v));
     }
-    fprintf(f, "},\n    \"power\": {\"VDD\": ");
-    mx_json_num(f, c->p.VDD);
+    json_object_set_new(j, "timing", t);
+    json_object_set_new(p, "VDD", mx_jnum(c->p.VDD));
     const char *pn[6] = {"IDD0", "IDD2N", "IDD3N", "IDD4R", "IDD4W", "IDD5"};
     const double pv[6] = {c->p.IDD0, c->p.IDD2N, c->p.IDD3N, c->p.IDD4R, c->p.IDD4W, c->p.IDD5};
-    for (int i = 0; i < 6; i++) {
-        fprintf(f, ", \"%s\": ", pn[i]);
-        mx_json_num(f, pv[i]);
-    }
-    fprintf(f, "},\n    \"page_policy\": \"%s\",\n    \"address_mapping\": ",
-            c->page_policy == MX_PAGE_OPEN ? "open" : "closed");
-    mx_json_str(f, c->address_mapping);
-    fprintf(f, ",\n    \"queue_size\": %d,\n    \"write_high\": %d,\n    \"write_low\": %d,\n    \"refresh\": %s\n  }",
-            c->queue_size, c->write_high, c->write_low, c->refresh ? "true" : "false");
+    for (int i = 0; i < 6; i++) json_object_set_new(p, pn[i], mx_jnum(pv[i]));
+    json_object_set_new(j, "power", p);
+    json_object_set_new(j, "page_policy", json_string(c->page_policy == MX_PAGE_OPEN ? "open" : "closed"));
+    json_object_set_new(j, "address_mapping", mx_jstr(c->address_mapping));
+    json_object_set_new(j, "queue_size", json_integer(c->queue_size));
+    json_object_set_new(j, "write_high", json_integer(c->write_high));
+    json_object_set_new(j, "write_low", json_integer(c->write_low));
+    json_object_set_new(j, "refresh", json_boolean(c->refresh));
+    return j;
 }
+
+static json_t *json_u64(uint64_t v) { return json_integer((json_int_t)v); }
 
 static int write_json(const char *path, const dram_opts *o, const mx_dram_config *c, const dram_result *r)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
     const mx_dram_stats *s = &r->s;
-    fprintf(f, "{\n  \"engine\": \"dram\",\n  \"version\": ");
-    mx_json_str(f, mxsim_version());
-    fprintf(f, ",\n  \"config_path\": ");
-    mx_json_str(f, o->config_path);
-    fprintf(f, ",\n  \"trace\": ");
-    mx_json_str(f, o->trace_path);
-    fprintf(f, ",\n  \"cycles_limit\": ");
-    if (o->cycles) fprintf(f, "%" PRIu64, o->cycles);
-    else fprintf(f, "null");
-    fprintf(f, ",\n  \"cycles\": %" PRIu64 ",\n  \"requests_issued\": %" PRIu64 ",\n  \"requests_in_flight\": %" PRIu64
-               ",\n  \"requests_not_issued\": %" PRIu64 ",\n",
-            s->cycles, r->fed, r->fed - r->completed, r->unissued);
-    fprintf(f, "  \"reads_done\": %" PRIu64 ",\n  \"writes_done\": %" PRIu64 ",\n  \"avg_read_latency\": ",
-            s->reads_done, s->writes_done);
-    mx_json_num(f, avg_read_latency(r));
-    fprintf(f, ",\n  \"read_latency_sum\": %" PRIu64 ",\n  \"act\": %" PRIu64 ",\n  \"pre\": %" PRIu64 ",\n  \"rd\": %" PRIu64
-               ",\n  \"wr\": %" PRIu64 ",\n  \"ref\": %" PRIu64 ",\n  \"row_hits\": %" PRIu64 ",\n  \"row_misses\": %" PRIu64
-               ",\n  \"row_conflicts\": %" PRIu64 ",\n  \"bytes\": %" PRIu64 ",\n  \"bandwidth_gbs\": ",
-            s->read_latency_sum, s->act, s->pre, s->rd, s->wr, s->ref, s->row_hits, s->row_misses, s->row_conflicts,
-            (s->reads_done + s->writes_done) * (uint64_t)mx_dram_burst_bytes(c));
-    mx_json_num(f, bandwidth_gbs(c, r));
-    fprintf(f, ",\n  \"peak_bandwidth_gbs\": ");
-    mx_json_num(f, mx_dram_peak_gbs(c));
-    fprintf(f, ",\n  \"energy_pj\": {");
-    for (int i = 0; i < MX_DRAM_E_N; i++) {
-        fprintf(f, "\"%s\": ", mx_dram_energy_name((mx_dram_energy)i));
-        mx_json_num(f, s->energy_pj[i]);
-        fprintf(f, ", ");
-    }
-    fprintf(f, "\"total\": ");
-    mx_json_num(f, s->energy_total_pj);
-    fprintf(f, "},\n  \"config\": ");
-    json_config(f, c);
-    fprintf(f, "\n}\n");
-    int bad = ferror(f);
-    return fclose(f) == 0 && !bad ? 0 : -1;
+    json_t *j = json_object(), *e = json_object();
+    json_object_set_new(j, "engine", json_string("dram"));
+    json_object_set_new(j, "version", mx_jstr(mxsim_version()));
+    json_object_set_new(j, "config_path", mx_jstr(o->config_path));
+    json_object_set_new(j, "trace", mx_jstr(o->trace_path));
+    json_object_set_new(j, "cycles_limit", o->cycles ? json_u64(o->cycles) : json_null());
+    json_object_set_new(j, "cycles", json_u64(s->cycles));
+    json_object_set_new(j, "requests_issued", json_u64(r->fed));
+    json_object_set_new(j, "requests_in_flight", json_u64(r->fed - r->completed));
+    json_object_set_new(j, "requests_not_issued", json_u64(r->unissued));
+    json_object_set_new(j, "reads_done", json_u64(s->reads_done));
+    json_object_set_new(j, "writes_done", json_u64(s->writes_done));
+    json_object_set_new(j, "avg_read_latency", mx_jnum(avg_read_latency(r)));
+    json_object_set_new(j, "read_latency_sum", json_u64(s->read_latency_sum));
+    json_object_set_new(j, "act", json_u64(s->act));
+    json_object_set_new(j, "pre", json_u64(s->pre));
+    json_object_set_new(j, "rd", json_u64(s->rd));
+    json_object_set_new(j, "wr", json_u64(s->wr));
+    json_object_set_new(j, "ref", json_u64(s->ref));
+    json_object_set_new(j, "row_hits", json_u64(s->row_hits));
+    json_object_set_new(j, "row_misses", json_u64(s->row_misses));
+    json_object_set_new(j, "row_conflicts", json_u64(s->row_conflicts));
+    json_object_set_new(j, "bytes", json_u64((s->reads_done + s->writes_done) * (uint64_t)mx_dram_burst_bytes(c)));
+    json_object_set_new(j, "bandwidth_gbs", mx_jnum(bandwidth_gbs(c, r)));
+    json_object_set_new(j, "peak_bandwidth_gbs", mx_jnum(mx_dram_peak_gbs(c)));
+    for (int i = 0; i < MX_DRAM_E_N; i++)
+        json_object_set_new(e, mx_dram_energy_name((mx_dram_energy)i), mx_jnum(s->energy_pj[i]));
+    json_object_set_new(e, "total", mx_jnum(s->energy_total_pj));
+    json_object_set_new(j, "energy_pj", e);
+    json_object_set_new(j, "config", json_config(c));
+    const int rc = mx_json_write_file(j, path);
+    json_decref(j);
+    return rc == 0 ? 0 : -1;
 }
 
 /* To a temporary beside OUT, then rename: never half-written. */

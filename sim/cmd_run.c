@@ -628,31 +628,17 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
 
 /* ---- reports --------------------------------------------------------------- */
 
-/* A number of a report: integral values below 1e17 as JSON integers, others
- * as reals of 17 significant digits (JSON_REAL_PRECISION(17): they read back
- * to the same double), not finite ones as null.  The same tokens the
- * "%.17g" writer gave before jansson (docs/DECISIONS.md). */
-static json_t *jnum(double v)
-{
-    if (!isfinite(v)) return json_null();
-    if (v == floor(v) && fabs(v) < 1e17) return json_integer((json_int_t)v);
-    return json_real(v);
-}
-
-/* A string of a report: as given (paths, names are not checked for UTF-8). */
-static json_t *jstr(const char *s) { return json_string_nocheck(s); }
-
 static json_t *json_counters(const mx_arch_config *c, const mx_stats *s)
 {
     static const char *op[3] = {"a", "b", "out"};
     json_t *j = json_object(), *x;
     json_object_set_new(j, "cycles", json_integer(s->cycles));
-    json_object_set_new(j, "energy_pj", jnum(s->energy_total_pj));
+    json_object_set_new(j, "energy_pj", mx_jnum(s->energy_total_pj));
     json_object_set_new(j, "compute_cycles", json_integer(s->compute_cycles));
     x = json_object();
     for (int i = 0; i < MX_NSTALL; i++) json_object_set_new(x, mx_stall_name((mx_stall_cause)i), json_integer(s->stall[i]));
     json_object_set_new(j, "stall_cycles", x);
-    json_object_set_new(j, "utilization", jnum(util(c, s)));
+    json_object_set_new(j, "utilization", mx_jnum(util(c, s)));
     json_object_set_new(j, "macs", json_integer(s->macs));
     x = json_object();
     for (int a = MX_SIG_MAX; a >= 0; a--)
@@ -660,10 +646,10 @@ static json_t *json_counters(const mx_arch_config *c, const mx_stats *s)
             if (s->mul[a][b] > 0) {
                 char k[24]; /* two ints: never cut */
                 snprintf(k, sizeof k, "%dx%d", a, b);
-                json_object_set_new(x, k, jnum(s->mul[a][b]));
+                json_object_set_new(x, k, mx_jnum(s->mul[a][b]));
             }
     json_object_set_new(j, "macs_by_mode", x);
-    json_object_set_new(j, "unit_activations", json_pack("{s:o,s:I,s:I,s:I}", "multiplier", jnum((double)s->macs), "accumulator",
+    json_object_set_new(j, "unit_activations", json_pack("{s:o,s:I,s:I,s:I}", "multiplier", mx_jnum((double)s->macs), "accumulator",
                                                          (json_int_t)s->pe_steps, "scale_adder", (json_int_t)s->scale_adds,
                                                          "rqu", (json_int_t)s->rqu_elements));
     const char *names[4] = {"sram_read_bytes", "sram_write_bytes", "dram_read_bytes", "dram_write_bytes"};
@@ -688,39 +674,39 @@ static json_t *json_counters(const mx_arch_config *c, const mx_stats *s)
     else if (s->dram_model)
         json_object_set_new(j, "dram_commands", json_pack("{s:I,s:b}", "act", (json_int_t)s->dram_act, "estimated", 1));
     if (s->functional) {
-        json_object_set_new(j, "qsnr_db", jnum(s->qsnr_db));
-        json_object_set_new(j, "max_abs_err", jnum(s->max_abs_err));
+        json_object_set_new(j, "qsnr_db", mx_jnum(s->qsnr_db));
+        json_object_set_new(j, "max_abs_err", mx_jnum(s->max_abs_err));
         json_object_set_new(j, "checked_outputs", json_integer(s->checked_outputs));
         json_object_set_new(j, "sampled", json_boolean(s->sampled));
     }
     x = json_object();
-    for (int i = 0; i < MX_E_NCOMP; i++) json_object_set_new(x, mx_energy_comp_name((mx_energy_comp)i), jnum(s->energy_pj[i]));
+    for (int i = 0; i < MX_E_NCOMP; i++) json_object_set_new(x, mx_energy_comp_name((mx_energy_comp)i), mx_jnum(s->energy_pj[i]));
     json_object_set_new(j, "energy_by_component_pj", x);
     return j;
 }
 
-static void json_kv(void *ctx, const char *key, const char *value) { json_object_set_new(ctx, key, jstr(value)); }
+static void json_kv(void *ctx, const char *key, const char *value) { json_object_set_new(ctx, key, mx_jstr(value)); }
 
 /* report.json (jansson; keys in this order). */
 static int write_json(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
     json_t *j = json_object(), *x;
-    json_object_set_new(j, "config", jstr(o->config_path));
-    json_object_set_new(j, "config_name", jstr(r->cfg.name));
-    json_object_set_new(j, "energy_table", jstr(r->energy.path));
-    json_object_set_new(j, "trace", jstr(o->trace_path));
-    json_object_set_new(j, "mxsim_version", jstr(mxsim_version()));
+    json_object_set_new(j, "config", mx_jstr(o->config_path));
+    json_object_set_new(j, "config_name", mx_jstr(r->cfg.name));
+    json_object_set_new(j, "energy_table", mx_jstr(r->energy.path));
+    json_object_set_new(j, "trace", mx_jstr(o->trace_path));
+    json_object_set_new(j, "mxsim_version", mx_jstr(mxsim_version()));
     json_object_set_new(j, "mode", json_string(o->functional ? "functional" : "timing"));
     json_object_set_new(j, "engine", json_string(mx_engine_name(r->cfg.engine)));
     if (r->cfg.dram_model)
-        x = json_pack("{s:o,s:o,s:i,s:o}", "name", jstr(r->cfg.dram.name), "preset", jstr(r->cfg.dram_preset), "channels",
-                      r->cfg.dram.channels, "tCK_ns", jnum(r->cfg.dram.tCK_ns));
+        x = json_pack("{s:o,s:o,s:i,s:o}", "name", mx_jstr(r->cfg.dram.name), "preset", mx_jstr(r->cfg.dram_preset), "channels",
+                      r->cfg.dram.channels, "tCK_ns", mx_jnum(r->cfg.dram.tCK_ns));
     else
-        x = json_pack("{s:o,s:i}", "bytes_per_cycle", jnum(r->cfg.dram_bytes_per_cycle), "latency", r->cfg.dram_latency);
+        x = json_pack("{s:o,s:i}", "bytes_per_cycle", mx_jnum(r->cfg.dram_bytes_per_cycle), "latency", r->cfg.dram_latency);
     json_object_set_new(j, "dram", x);
     /* what produced the numbers: the overrides as given, then every key in effect */
     x = json_array();
-    for (int i = 0; i < o->nsets; i++) json_array_append_new(x, jstr(o->sets[i]));
+    for (int i = 0; i < o->nsets; i++) json_array_append_new(x, mx_jstr(o->sets[i]));
     json_object_set_new(j, "overrides", x);
     x = json_object();
     mx_config_resolved(&r->cfg, json_kv, x);
@@ -728,7 +714,7 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     x = json_array();
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
-        json_t *gj = json_pack("{s:o,s:s,s:I,s:I,s:I,s:I,s:i}", "name", jstr(g->name), "phase", mx_phase_name(g->phase), "M",
+        json_t *gj = json_pack("{s:o,s:s,s:I,s:I,s:I,s:I,s:i}", "name", mx_jstr(g->name), "phase", mx_phase_name(g->phase), "M",
                                (json_int_t)g->M, "N", (json_int_t)g->N, "K", (json_int_t)g->K, "count", (json_int_t)g->count,
                                "line", g->line);
         json_object_update_new(gj, json_counters(&r->cfg, &r->rows[i])); /* the counters after the GEMM's identity */
@@ -736,7 +722,7 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     }
     json_object_set_new(j, "gemms", x);
     json_object_set_new(j, "total", json_counters(&r->cfg, &r->total));
-    const int rc = json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    const int rc = mx_json_write_file(j, path);
     json_decref(j);
     return rc == 0 ? 0 : -1;
 }
@@ -884,7 +870,7 @@ static int write_compare(const run_opts *o, const run_result *a, const run_resul
      * before either is renamed into place */
     char html[4300], htmp[4300];
     snprintf(html, sizeof html, "%s/index.html", o->outdir);
-    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) == 0;
+    int ok = mx_json_write_file(j, tmp) == 0;
     if (!ok) snprintf(htmp, sizeof htmp, "%s", path);
     else if (mx_compare_html_tmp(o->outdir, j, htmp, sizeof htmp) != 0) { ok = 0; snprintf(htmp, sizeof htmp, "%s", html); }
     else if (rename(tmp, path) != 0) { ok = 0; remove(htmp); snprintf(htmp, sizeof htmp, "%s", path); }

@@ -4,22 +4,22 @@
 #include <math.h>
 #include <string.h>
 
-void mx_json_str(FILE *f, const char *s)
+/* Integral values below 1e17 as JSON integers, others as reals (dumped with
+ * JSON_REAL_PRECISION(17): they read back to the same double), not finite
+ * ones as null: the tokens the "%.17g" writer gave before jansson
+ * (docs/DECISIONS.md). */
+json_t *mx_jnum(double v)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\') fprintf(f, "\\%c", ch);
-        else if (ch < 0x20) fprintf(f, "\\u%04x", ch);
-        else fputc(ch, f);
-    }
-    fputc('"', f);
+    if (!isfinite(v)) return json_null();
+    if (v == floor(v) && fabs(v) < 1e17) return json_integer((json_int_t)v);
+    return json_real(v);
 }
 
-void mx_json_num(FILE *f, double v)
+json_t *mx_jstr(const char *s) { return json_string_nocheck(s); }
+
+int mx_json_write_file(json_t *j, const char *path)
 {
-    if (isfinite(v)) fprintf(f, "%.17g", v);
-    else fprintf(f, "null");
+    return json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
 }
 
 void mx_csv_field(FILE *f, const char *v)
