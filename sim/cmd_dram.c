@@ -7,6 +7,7 @@
  */
 #include "config_yaml.h"
 #include "dram_config.h"
+#include "cli_getopt.h"
 #include "json_out.h"
 #include "mxsim_cmd.h"
 #include "version.h"
@@ -56,35 +57,39 @@ static int parse_u64(const char *s, int base, uint64_t *v)
     return 0;
 }
 
+enum { OPT_CYCLES = 256 };
+static const struct option dram_longopts[] = {
+    {"config", required_argument, NULL, 'c'}, {"trace", required_argument, NULL, 't'},
+    {"out", required_argument, NULL, 'o'},    {"quiet", no_argument, NULL, 'q'},
+    {"help", no_argument, NULL, 'h'},         {"cycles", required_argument, NULL, OPT_CYCLES},
+    {NULL, 0, NULL, 0}};
+
 static int parse_opts(int argc, char **argv, dram_opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
-        int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
-                    !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
-                    !strcmp(a, "--cycles");
-        if (!takes) {
-            mx_print_error("mxsim dram", "unknown option '%s'", a);
-            return 2;
-        }
-        if (!v) {
-            mx_print_error("mxsim dram", "option '%s' needs a value", a);
-            return 2;
-        }
-        i++;
-        if (!strcmp(a, "-c") || !strcmp(a, "--config")) o->config_path = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) o->trace_path = v;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->out_path = v;
-        else if (!strcmp(a, "--cycles")) {
+    optind = 0; /* a fresh scan; '+': the first operand ends the options */
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+:c:t:o:qh", dram_longopts, NULL)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case 'h': usage(stdout); return 1;
+        case 'q': o->quiet = 1; break;
+        case 'c': o->config_path = v; break;
+        case 't': o->trace_path = v; break;
+        case 'o': o->out_path = v; break;
+        case OPT_CYCLES:
             if (parse_u64(v, 10, &o->cycles) != 0 || o->cycles == 0 || o->cycles > (UINT64_MAX >> 2)) {
                 mx_print_error("mxsim dram", "option '--cycles': must be a positive integer, got '%s'", v);
                 return 2;
             }
+            break;
+        default: return mx_getopt_fail("mxsim dram", ch, argv, dram_longopts);
         }
+    }
+    if (optind < argc) {
+        mx_print_error("mxsim dram", "unexpected argument '%s' (see mxsim dram --help)", argv[optind]);
+        return 2;
     }
     if (!o->config_path || !o->trace_path) {
         mx_print_error("mxsim dram", "-c CONFIG and -t TRACE are required (see mxsim dram --help)");

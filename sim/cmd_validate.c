@@ -7,6 +7,7 @@
  * max, per configuration and overall, and the worst cases with both
  * engines' stall breakdowns.
  */
+#include "cli_getopt.h"
 #include "config_yaml.h"
 #include "mxsim_cmd.h"
 #include "version.h"
@@ -86,29 +87,46 @@ static int cmp_abs_cyc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+enum { OPT_CSV = 256, OPT_GEMMS, OPT_SEED, OPT_MAX_DIM };
+
 int mxsim_cmd_validate(int argc, char **argv)
 {
     const char *base = MXSIM_SRC_DIR "/configs/mxsf.yaml", *csv = NULL;
     long long n = 324, max_dim = 2048;
     uint64_t seed = 13;
-    for (int i = 1; i < argc; i += 2) { /* OPTION VALUE pairs */
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        if (!v) { mx_print_error("mxsim validate", "unknown option or missing value '%s'", a); return 2; }
+    static const struct option longopts[] = {
+        {"help", no_argument, NULL, 'h'},          {"csv", required_argument, NULL, OPT_CSV},
+        {"gemms", required_argument, NULL, OPT_GEMMS}, {"seed", required_argument, NULL, OPT_SEED},
+        {"max-dim", required_argument, NULL, OPT_MAX_DIM}, {NULL, 0, NULL, 0}};
+    optind = 0; /* a fresh scan; '+': the first operand ends the options */
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+:c:h", longopts, NULL)) != -1) {
+        const char *v = optarg;
         char *end;
-        errno = 0;
-        if (!strcmp(a, "-c")) base = v;
-        else if (!strcmp(a, "--csv")) csv = v;
-        else if (!strcmp(a, "--gemms") || !strcmp(a, "--seed") || !strcmp(a, "--max-dim")) {
-            long long x = strtoll(v, &end, 10);
+        long long x = 0;
+        switch (ch) {
+        case 'h': usage(stdout); return 0;
+        case 'c': base = v; break;
+        case OPT_CSV: csv = v; break;
+        case OPT_GEMMS: case OPT_SEED: case OPT_MAX_DIM:
+            errno = 0;
+            x = strtoll(v, &end, 10);
             if (!*v || *end || errno || x < 1 || x > 1000000) {
-                mx_print_error("mxsim validate", "option '%s': must be 1..1000000, got '%s'", a, v);
+                mx_print_error("mxsim validate", "option '--%s': must be 1..1000000, got '%s'",
+                               ch == OPT_GEMMS ? "gemms" : ch == OPT_SEED ? "seed" : "max-dim", v);
                 return 2;
             }
-            if (!strcmp(a, "--gemms")) n = x;
-            else if (!strcmp(a, "--seed")) seed = (uint64_t)x;
+            if (ch == OPT_GEMMS) n = x;
+            else if (ch == OPT_SEED) seed = (uint64_t)x;
             else max_dim = x;
-        } else { mx_print_error("mxsim validate", "unknown option '%s'", a); return 2; }
+            break;
+        default: return mx_getopt_fail("mxsim validate", ch, argv, longopts);
+        }
+    }
+    if (optind < argc) {
+        mx_print_error("mxsim validate", "unexpected argument '%s' (see mxsim validate --help)", argv[optind]);
+        return 2;
     }
     if (csv) { /* checked before the GEMMs run, not after */
         char cerr[600];
