@@ -409,7 +409,7 @@ int main(int argc, char **argv)
     {
         mx_pe_fmt of;
         bool os;
-        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
+        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && mx_pe_format_of(of)->requant) out_fmt = of;
     }
     int rc = 0;
     const int skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
