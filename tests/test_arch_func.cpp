@@ -38,6 +38,23 @@ mx_arch_config cfg_for(const char *fmt, int tile, int lanes, mx_dataflow df)
     return c;
 }
 
+// Operands A (M x K, uniform in [-2, 2)) and B (K x N, over 9 binades) from
+// seed, and the functional run of the GEMM on c: its outputs and statistics.
+void run_functional(const mx_arch_config &c, long long M, long long N, long long K, uint64_t seed,
+                    std::vector<float> &A, std::vector<float> &B, std::vector<uint32_t> &out, mx_stats &s)
+{
+    A.assign(M * K, 0);
+    B.assign(K * N, 0);
+    uint64_t rng = seed;
+    for (auto &x : A) x = (float)(mx_rng_uniform(&rng) * 4 - 2);
+    for (auto &x : B) x = (float)(std::ldexp(mx_rng_uniform(&rng) - 0.5, (int)(mx_rng_next(&rng) % 9)));
+    mx_func_data d = {0, A.data(), B.data()};
+    mx_gemm g = test_gemm(M, N, K);
+    out.assign(M * N, 0xDEADBEEF);
+    char err[400];
+    ASSERT_EQ(mx_arch_gemm_functional(&c, &g, &d, &s, out.data(), err, sizeof err), 0) << c.a_format << ": " << err;
+}
+
 } // namespace
 
 // The MXSF mode pairs functional mode charges the multipliers with
@@ -101,16 +118,11 @@ TEST(ArchFunctional, Fp6Fp4OutputsEqualSlowReference)
     for (auto &f : fm) {
         mx_arch_config c = cfg_for(f.f, f.tile, f.lanes, MX_DATAFLOW_OS);
         const long long M = 13, N = 7, K = 200;
-        std::vector<float> A(M * K), B(K * N);
-        uint64_t rng = 8;
-        for (auto &x : A) x = (float)(mx_rng_uniform(&rng) * 4 - 2);
-        for (auto &x : B) x = (float)(std::ldexp(mx_rng_uniform(&rng) - 0.5, (int)(mx_rng_next(&rng) % 9)));
-        mx_func_data d = {0, A.data(), B.data()};
-        mx_gemm g = test_gemm(M, N, K);
-        std::vector<uint32_t> out(M * N, 0xDEADBEEF);
+        std::vector<float> A, B;
+        std::vector<uint32_t> out;
         mx_stats s;
-        char err[400];
-        ASSERT_EQ(mx_arch_gemm_functional(&c, &g, &d, &s, out.data(), err, sizeof err), 0) << f.f << ": " << err;
+        run_functional(c, M, N, K, 8, A, B, out, s);
+        if (HasFatalFailure()) return;
         EXPECT_TRUE(s.functional) << f.f;
         PeRefOperands ro;
         pe_ref_operands(f.f, f.lanes, f.tile, M, N, K, A, B, ro);
@@ -141,16 +153,12 @@ TEST(ArchFunctional, OutputsEqualDirectPeDotLoop)
     for (auto &f : fm) {
         mx_arch_config c = cfg_for(f.f, f.tile, f.lanes, MX_DATAFLOW_OS);
         const long long M = 19, N = 11, K = 300; // ragged vs tiles, blocks and lanes
-        std::vector<float> A(M * K), B(K * N);
-        uint64_t rng = 5;
-        for (auto &x : A) x = (float)(mx_rng_uniform(&rng) * 4 - 2);
-        for (auto &x : B) x = (float)(std::ldexp(mx_rng_uniform(&rng) - 0.5, (int)(mx_rng_next(&rng) % 9)));
-        mx_func_data d = {0, A.data(), B.data()};
-        mx_gemm g = test_gemm(M, N, K);
-        std::vector<uint32_t> out(M * N, 0xDEADBEEF);
+        std::vector<float> A, B;
+        std::vector<uint32_t> out;
         mx_stats s;
+        run_functional(c, M, N, K, 5, A, B, out, s);
+        if (HasFatalFailure()) return;
         char err[400];
-        ASSERT_EQ(mx_arch_gemm_functional(&c, &g, &d, &s, out.data(), err, sizeof err), 0) << err;
         mx_tiling tl;
         mx_operand_fmt fo;
         ASSERT_EQ(mx_operand_fmt_resolve(&c, f.f, &fo), 0);
