@@ -31,8 +31,8 @@ module mx_array #(
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
-  input  logic [2:0]          fmt_i,        // A's element format
-  input  logic [2:0]          fmt_b_i,      // B's element format
+  input  mx_pkg::fmt_t        fmt_i,        // A's element format
+  input  mx_pkg::fmt_t        fmt_b_i,      // B's element format
   input  logic [4:0]          fp5_bias_i,
   input  logic [R-1:0]        row_valid_i,
   input  logic [C-1:0]        col_valid_i,

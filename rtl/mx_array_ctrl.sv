@@ -72,12 +72,12 @@ module mx_array_ctrl #(
   input  logic [DW-1:0]       m_i,
   input  logic [DW-1:0]       n_i,
   input  logic [DW-1:0]       k_i,
-  input  logic [2:0]          fmt_i,
-  input  logic [2:0]          fmt_b_i,
+  input  mx_pkg::fmt_t        fmt_i,
+  input  mx_pkg::fmt_t        fmt_b_i,
   input  logic [4:0]          fp5_bias_i,
   input  logic                scaled_i,
   input  logic [7:0]          sps_i,
-  input  logic [2:0]          out_fmt_i,
+  input  mx_pkg::fmt_t        out_fmt_i,
   input  logic                rq_tile_i,
   input  logic [AW-1:0]       a_base_i,
   input  logic [AW-1:0]       as_base_i,
@@ -106,7 +106,7 @@ module mx_array_ctrl #(
 );
   // ---- descriptor registers ----
   logic [DW-1:0] m_q, n_q, t_q, nkb_q, nrf_q, ncf_q, rl_last_q, cl_last_q;
-  logic [2:0]    fmt_q, fmt_b_q, out_fmt_q;
+  mx_pkg::fmt_t  fmt_q, fmt_b_q, out_fmt_q;
   logic [4:0]    b5_q;
   logic          scaled_q, rq_tile_q;
   logic [7:0]    sps_q;

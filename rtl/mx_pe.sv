@@ -18,8 +18,8 @@ module mx_pe
 ) (
   input  logic                        clk_i,
   input  logic                        rst_ni,
-  input  logic [2:0]                  fmt_i,
-  input  logic [2:0]                  fmt_b_i,
+  input  mx_pkg::fmt_t                fmt_i,
+  input  mx_pkg::fmt_t                fmt_b_i,
   input  logic [4:0]                  fp5_bias_i,
   input  logic                        in_valid_i,
   output logic                        in_ready_o,

@@ -4,7 +4,7 @@
 // constant propagation: e.g. an E4M3 significand has 4 bits, so the 8x8
 // multiplier shrinks to 4x4).
 module mx_pe_area #(
-  parameter logic [2:0] FMT      = 3'd0,   // mx_pkg::FMT_*
+  parameter mx_pkg::fmt_t FMT    = mx_pkg::FMT_MXSF,  // mx_pkg::FMT_*
   parameter logic [4:0] FP5_BIAS = 5'd8,
   parameter int         LANES    = 8,
   parameter int         ALIGN_W  = 32

@@ -6,23 +6,31 @@
 package mx_pkg;
   // A table: not every unit uses every entry.
   /* verilator lint_off UNUSEDPARAM */
-  // fmt_i codes (= mx_pe_fmt in models/units/mx_pe.h)
-  localparam logic [2:0] FMT_MXSF = 3'd0;  // mxsf
-  localparam logic [2:0] FMT_E4M3 = 3'd1;  // mxfp8_e4m3
-  localparam logic [2:0] FMT_E5M2 = 3'd2;  // mxfp8_e5m2
-  localparam logic [2:0] FMT_E2M5 = 3'd3;  // mxfp8_e2m5
-  localparam logic [2:0] FMT_INT8 = 3'd4;  // mxint8
-  localparam logic [2:0] FMT_BF16 = 3'd5;  // bf16
+  // fmt_i codes (= mx_pe_fmt in models/units/mx_pe.h), FMT_W bits wide
+  localparam int FMT_W = 4;
+  typedef logic [FMT_W-1:0] fmt_t;
+  localparam fmt_t FMT_MXSF = 4'd0;  // mxsf
+  localparam fmt_t FMT_E4M3 = 4'd1;  // mxfp8_e4m3
+  localparam fmt_t FMT_E5M2 = 4'd2;  // mxfp8_e5m2
+  localparam fmt_t FMT_E2M5 = 4'd3;  // mxfp8_e2m5
+  localparam fmt_t FMT_INT8 = 4'd4;  // mxint8
+  localparam fmt_t FMT_BF16 = 4'd5;  // bf16
+  localparam fmt_t FMT_E3M2 = 4'd6;  // mxfp6_e3m2
+  localparam fmt_t FMT_E2M3 = 4'd7;  // mxfp6_e2m3
+  localparam fmt_t FMT_E2M1 = 4'd8;  // mxfp4
 
   // Element layouts (exponent bits, mantissa bits, bias, emax) and what the
   // datapath derives from them: LSB0 = bias + mbits (lsb of a code with E = 1
-  // is 1 - LSB0).
+  // is 1 - LSB0); CODE_BITS: the code's width, sign at bit CODE_BITS-1.
   localparam int MXSF_EMAX = 2;
-  localparam int E4M3_EBITS = 4, E4M3_MBITS = 3, E4M3_BIAS = 7, E4M3_EMAX = 8, E4M3_LSB0 = 10;
-  localparam int E5M2_EBITS = 5, E5M2_MBITS = 2, E5M2_BIAS = 15, E5M2_EMAX = 15, E5M2_LSB0 = 17;
-  localparam int E2M5_EBITS = 2, E2M5_MBITS = 5, E2M5_BIAS = 1, E2M5_EMAX = 2, E2M5_LSB0 = 6;
+  localparam int E4M3_CODE_BITS = 8, E4M3_EBITS = 4, E4M3_MBITS = 3, E4M3_BIAS = 7, E4M3_EMAX = 8, E4M3_LSB0 = 10;
+  localparam int E5M2_CODE_BITS = 8, E5M2_EBITS = 5, E5M2_MBITS = 2, E5M2_BIAS = 15, E5M2_EMAX = 15, E5M2_LSB0 = 17;
+  localparam int E2M5_CODE_BITS = 8, E2M5_EBITS = 2, E2M5_MBITS = 5, E2M5_BIAS = 1, E2M5_EMAX = 2, E2M5_LSB0 = 6;
   localparam int INT8_FRAC = 6, INT8_EMAX = 0;
-  localparam int BF16_EBITS = 8, BF16_MBITS = 7, BF16_BIAS = 127, BF16_EMAX = 127, BF16_LSB0 = 134;
+  localparam int BF16_CODE_BITS = 16, BF16_EBITS = 8, BF16_MBITS = 7, BF16_BIAS = 127, BF16_EMAX = 127, BF16_LSB0 = 134;
+  localparam int E3M2_CODE_BITS = 6, E3M2_EBITS = 3, E3M2_MBITS = 2, E3M2_BIAS = 3, E3M2_EMAX = 4, E3M2_LSB0 = 5;
+  localparam int E2M3_CODE_BITS = 6, E2M3_EBITS = 2, E2M3_MBITS = 3, E2M3_BIAS = 1, E2M3_EMAX = 2, E2M3_LSB0 = 4;
+  localparam int E2M1_CODE_BITS = 4, E2M1_EBITS = 2, E2M1_MBITS = 1, E2M1_BIAS = 1, E2M1_EMAX = 2, E2M1_LSB0 = 2;
   // Largest positive codes (saturation targets of the re-quantizer) and the
   // element codes of a NaN block (formats that have a NaN code)
   localparam logic [7:0] MXSF_MAX_CODE = 8'h7F;

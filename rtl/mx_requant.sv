@@ -9,7 +9,7 @@ module mx_requant
 #(
   parameter int N = 8
 ) (
-  input  logic [2:0]         fmt_i,
+  input  mx_pkg::fmt_t       fmt_i,
   input  logic [4:0]         fp5_bias_i,
   input  logic [N*32-1:0]    vals_i,   // value i at [i*32 +: 32]
   output logic [7:0]         scale_o,
@@ -25,7 +25,7 @@ module mx_requant
   logic [7:0]  nan_code;
 
   // Encodes one FP32 value divided by 2^se (RNE, saturate).
-  function automatic logic [7:0] encode(input logic [31:0] x, input logic [2:0] fmt,
+  function automatic logic [7:0] encode(input logic [31:0] x, input mx_pkg::fmt_t fmt,
                                         input logic [4:0] b5, input logic [9:0] sev);
     logic [23:0] sig;
     logic [10:0] lsb, e, q, sh, emin, mb, qmin;

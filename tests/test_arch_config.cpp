@@ -38,7 +38,8 @@ std::string load_err(const std::string &path)
 
 TEST(ArchConfig, ShippedConfigsLoadWithTheirTables)
 {
-    const char *names[] = {"mxsf", "bf16", "mxfp8_e4m3", "mxfp8_e2m5", "mxint8", "mxsf_1d"};
+    const char *names[] = {"mxsf", "bf16", "mxfp8_e4m3", "mxfp8_e2m5", "mxint8", "mxsf_1d",
+                           "mxfp6_e3m2", "mxfp6_e2m3", "mxfp4"};
     for (const char *n : names) {
         mx_arch_config c;
         char err[600] = "", ep[MX_ARCH_PATH_MAX];

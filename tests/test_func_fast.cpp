@@ -84,7 +84,11 @@ const Pair kPairs[] = {
     {MX_PE_MXSF, MX_PE_MXSF}, {MX_PE_E4M3, MX_PE_E4M3}, {MX_PE_E5M2, MX_PE_E5M2}, {MX_PE_E2M5, MX_PE_E2M5},
     {MX_PE_INT8, MX_PE_INT8}, {MX_PE_BF16, MX_PE_BF16}, {MX_PE_MXSF, MX_PE_INT8}, {MX_PE_E2M5, MX_PE_MXSF},
     {MX_PE_MXSF, MX_PE_E4M3}, {MX_PE_E4M3, MX_PE_E5M2}, {MX_PE_INT8, MX_PE_E2M5}, {MX_PE_E5M2, MX_PE_MXSF},
+    // MXFP6 / MXFP4 (random codes keep bits above the 6/4-bit code: ignored by both)
+    {MX_PE_E3M2, MX_PE_E3M2}, {MX_PE_E2M3, MX_PE_E2M3}, {MX_PE_E2M1, MX_PE_E2M1}, {MX_PE_E3M2, MX_PE_E2M1},
+    {MX_PE_MXSF, MX_PE_E2M3},
 };
+const long long kNPairs = (long long)(sizeof kPairs / sizeof kPairs[0]);
 
 // A config of the pair with a random L, block, width and FP5 bias.
 mx_pe_config rand_config(const Pair &p, uint64_t *rng, bool default_geometry)
@@ -185,7 +189,7 @@ TEST(FuncFast, DotCtxEqualsPeDotBitForBit)
     EXPECT_GT(sub_res, 50);
     EXPECT_GT(zero_res, 100);
     EXPECT_GT(ties, 0) << "of " << fixed_cases << " single-group fixed-point cases";
-    EXPECT_EQ(cases, 12 * 1500);
+    EXPECT_EQ(cases, kNPairs * 1500);
 }
 
 // Ties of both roundings, by construction.  Group rounding: single MXSF

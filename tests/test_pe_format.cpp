@@ -29,7 +29,7 @@ TEST(PeFormatTable, AgreesWithTheFormatLibrary)
         }
         EXPECT_EQ(pf->code_bits, f.bits) << pf->name;
         EXPECT_EQ(pf->emax, f.emax) << pf->name;
-        if (pf->requant) {
+        if (pf->block_scaled) {  // saturation target (requant), largest code (coverage)
             EXPECT_EQ(pf->max_code, f.max_code) << pf->name;
         }
         if (pf->dec == MX_PE_DEC_FLOAT) {
@@ -46,6 +46,24 @@ TEST(PeFormatTable, AgreesWithTheFormatLibrary)
     EXPECT_EQ(mx_pe_format_of(MX_PE_E5M2)->nan_code, 0x7E);
     EXPECT_EQ(mx_pe_format_of(MX_PE_E2M5)->nan_code, 0x00);
     EXPECT_EQ(mx_pe_format_of(MX_PE_NFMT), nullptr);
+    // the MXFP6 / MXFP4 rows from OCP MX v1.0 (not from the library): widths,
+    // biases, emax, no NaN code, not produced by the re-quantizer
+    struct { mx_pe_fmt f; const char *mx; int bits, e, m, bias, emax; } ocp[] = {
+        {MX_PE_E3M2, "mxfp6_e3m2", 6, 3, 2, 3, 4}, {MX_PE_E2M3, "mxfp6_e2m3", 6, 2, 3, 1, 2},
+        {MX_PE_E2M1, "mxfp4", 4, 2, 1, 1, 2}};
+    for (auto &o : ocp) {
+        const mx_pe_format *pf = mx_pe_format_of(o.f);
+        EXPECT_STREQ(pf->mx_name, o.mx);
+        EXPECT_EQ(pf->code_bits, o.bits) << o.mx;
+        EXPECT_EQ(pf->ebits, o.e) << o.mx;
+        EXPECT_EQ(pf->mbits, o.m) << o.mx;
+        EXPECT_EQ(pf->bias, o.bias) << o.mx;
+        EXPECT_EQ(pf->emax, o.emax) << o.mx;
+        EXPECT_EQ(pf->specials, MX_PE_SPEC_NONE) << o.mx;
+        EXPECT_EQ(pf->nan_code, 0) << o.mx;
+        EXPECT_TRUE(pf->block_scaled) << o.mx;
+        EXPECT_FALSE(pf->requant) << o.mx;
+    }
 }
 
 // Every code of every format (MXSF at FP5 biases 5..16): the decode unit's

@@ -35,6 +35,9 @@ const FmtPair kPairs[] = {
     {MX_PE_MXSF, MX_PE_E4M3}, {MX_PE_E4M3, MX_PE_E5M2}, {MX_PE_E2M5, MX_PE_INT8},
     {MX_PE_INT8, MX_PE_MXSF}, {MX_PE_E5M2, MX_PE_MXSF}, {MX_PE_E2M5, MX_PE_MXSF},
     {MX_PE_MXSF, MX_PE_INT8},
+    // the MXFP6/MXFP4 elements with each other and with the 8-bit formats
+    {MX_PE_E3M2, MX_PE_E2M3}, {MX_PE_E2M1, MX_PE_E4M3}, {MX_PE_MXSF, MX_PE_E2M1},
+    {MX_PE_E2M3, MX_PE_INT8}, {MX_PE_E5M2, MX_PE_E3M2}, {MX_PE_E2M1, MX_PE_E2M1},
 };
 
 std::string pair_name(const FmtPair &p)
@@ -48,8 +51,11 @@ void PrintTo(const FmtPair &p, std::ostream *os) { *os << pair_name(p); }
 // decoder): zeros, the largest magnitudes, smallest subnormals, NaN and Inf.
 std::vector<uint16_t> edge_codes(mx_pe_fmt f, bool specials)
 {
-    std::vector<uint16_t> v = {0x00, 0x80, 0x01, 0x81};
+    const uint16_t sgn = (uint16_t)(1u << (mx_pe_code_bits(f) - 1));  // 0x80; FP6 0x20, FP4 0x8
+    std::vector<uint16_t> v = {0x00, sgn, 0x01, (uint16_t)(sgn | 1)};
     switch (f) {
+    case MX_PE_E3M2: case MX_PE_E2M3: v.insert(v.end(), {0x1F, 0x3F, 0x04, 0x08}); break;  // +-max, E3M2/E2M3 1.0 region
+    case MX_PE_E2M1: v.insert(v.end(), {0x7, 0xF, 0x2}); break;                           // +-6, 1.0
     case MX_PE_E4M3: v.insert(v.end(), {0x7E, 0xFE}); if (specials) v.insert(v.end(), {0x7F, 0xFF}); break;
     case MX_PE_E5M2:
         v.insert(v.end(), {0x7B, 0xFB});
@@ -76,7 +82,7 @@ uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool specials)
         return e[mx_rng_next(rng) % e.size()];
     }
     for (;;) {
-        uint16_t c = (uint16_t)(mx_rng_next(rng) & 0xFF);
+        uint16_t c = (uint16_t)(mx_rng_next(rng) & ((1u << mx_pe_code_bits(f)) - 1));
         if (!is_special(f, c) || (specials && mx_rng_next(rng) % 50 == 0)) return c;
     }
 }
@@ -219,6 +225,14 @@ std::vector<CodeVal> table(mx_pe_fmt f)
     case MX_PE_INT8:  // two's complement, lsb 2^-6
         return {{0x40, 1.0}, {0xC0, -1.0}, {0x7F, 127.0 / 64}, {0x80, -2.0}, {0x01, 1.0 / 64},
                 {0x00, 0}, {0x60, 1.5}};
+    case MX_PE_E3M2:  // OCP FP6 E3M2: bias 3, 2 mantissa bits, no NaN/Inf
+        return {{0x0C, 1.0}, {0x1F, 28.0}, {0x3F, -28.0}, {0x01, 0.0625}, {0x04, 0.25}, {0x2E, -1.5},
+                {0x00, 0}, {0x13, 3.5}};
+    case MX_PE_E2M3:  // OCP FP6 E2M3: bias 1, 3 mantissa bits
+        return {{0x08, 1.0}, {0x1F, 7.5}, {0x3F, -7.5}, {0x01, 0.125}, {0x07, 0.875}, {0x2C, -1.5},
+                {0x00, 0}, {0x12, 2.5}};
+    case MX_PE_E2M1:  // OCP FP4 E2M1: bias 1, 1 mantissa bit
+        return {{0x2, 1.0}, {0x7, 6.0}, {0xF, -6.0}, {0x1, 0.5}, {0x3, 1.5}, {0xC, -2.0}, {0x0, 0}, {0x5, 3.0}};
     default:
         return {};
     }

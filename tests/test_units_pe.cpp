@@ -29,7 +29,10 @@ namespace {
 
 const char *lib_name(mx_pe_fmt f)
 {
-    static const char *n[] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8", "bf16"};
+    // in mx_pe_fmt order, written here (not read from the datapath table)
+    static const char *n[] = {"mxsf", "fp8_e4m3", "fp8_e5m2", "fp8_e2m5", "int8",
+                              "bf16", "fp6_e3m2", "fp6_e2m3", "fp4_e2m1"};
+    static_assert(sizeof n / sizeof n[0] == MX_PE_NFMT, "one library name per PE format");
     return n[f];
 }
 
@@ -69,6 +72,47 @@ TEST(UnitDecode, EveryCodeMatchesLibraryValue)
             ASSERT_LE(o.sig_o, 255u);
         }
     }
+}
+
+// OCP MX v1.0 §5.3.2 (FP6 E3M2 bias 3, E2M3 bias 1) and §5.3.3 (FP4 E2M1
+// bias 1): max normal, min normal, max/min subnormal, by hand; sig/lsb as the
+// datapath carries them (value = sig * 2^lsb); bits above the code ignored.
+TEST(UnitDecode, Fp6Fp4BoundariesFromSpec)
+{
+    struct { mx_pe_fmt f; uint32_t code; uint32_t sig; int lsb; int sign; double val; } t[] = {
+        {MX_PE_E3M2, 0x1F, 7, 2, 0, 28.0},      // 0 111 11: 2^4 x 1.75
+        {MX_PE_E3M2, 0x3F, 7, 2, 1, -28.0},
+        {MX_PE_E3M2, 0x04, 4, -4, 0, 0.25},     // 0 001 00: 2^-2
+        {MX_PE_E3M2, 0x03, 3, -4, 0, 0.1875},   // 0 000 11: 2^-2 x 0.75
+        {MX_PE_E3M2, 0x01, 1, -4, 0, 0.0625},   // 0 000 01: 2^-2 x 0.25
+        {MX_PE_E3M2, 0x0C, 4, -2, 0, 1.0},      // 0 011 00
+        {MX_PE_E3M2, 0xDF, 7, 2, 0, 28.0},      // bits 7:6 ignored
+        {MX_PE_E2M3, 0x1F, 15, -1, 0, 7.5},     // 0 11 111: 2^2 x 1.875
+        {MX_PE_E2M3, 0x08, 8, -3, 0, 1.0},      // 0 01 000
+        {MX_PE_E2M3, 0x07, 7, -3, 0, 0.875},    // 0 00 111
+        {MX_PE_E2M3, 0x21, 1, -3, 1, -0.125},   // 1 00 001
+        {MX_PE_E2M1, 0x7, 3, 1, 0, 6.0},        // 0 11 1: 2^2 x 1.5
+        {MX_PE_E2M1, 0x2, 2, -1, 0, 1.0},       // 0 01 0
+        {MX_PE_E2M1, 0x1, 1, -1, 0, 0.5},       // 0 00 1
+        {MX_PE_E2M1, 0xC, 2, 0, 1, -2.0},       // 1 10 0
+        {MX_PE_E2M1, 0xF7, 3, 1, 0, 6.0},       // bits 7:4 ignored
+    };
+    for (auto &e : t) {
+        mx_decode_out o = dec(e.f, e.code);
+        EXPECT_EQ(o.sig_o, e.sig) << mx_pe_fmt_name(e.f) << " " << e.code;
+        EXPECT_EQ(o.lsb_o, e.lsb) << mx_pe_fmt_name(e.f) << " " << e.code;
+        EXPECT_EQ(o.sign_o, e.sign) << mx_pe_fmt_name(e.f) << " " << e.code;
+        EXPECT_FALSE(o.nan_o || o.inf_o || o.mode_o || o.zero_o) << mx_pe_fmt_name(e.f) << " " << e.code;
+        EXPECT_EQ((o.sign_o ? -1 : 1) * std::ldexp((double)o.sig_o, o.lsb_o), e.val) << e.code;
+    }
+    for (mx_pe_fmt f : {MX_PE_E3M2, MX_PE_E2M3, MX_PE_E2M1}) {  // no NaN/Inf codes; +-0
+        EXPECT_TRUE(dec(f, 0x00).zero_o);
+        EXPECT_TRUE(dec(f, 1u << (mx_pe_code_bits(f) - 1)).zero_o);
+        EXPECT_EQ(dec(f, 1u << (mx_pe_code_bits(f) - 1)).sign_o, 1);
+    }
+    EXPECT_EQ(mx_pe_code_bits(MX_PE_E3M2), 6);
+    EXPECT_EQ(mx_pe_code_bits(MX_PE_E2M3), 6);
+    EXPECT_EQ(mx_pe_code_bits(MX_PE_E2M1), 4);
 }
 
 TEST(UnitDecode, MxsfBoundariesFromSpec)
@@ -228,7 +272,7 @@ uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special)
             c |= (uint32_t)(127 - 20 + (int)(mx_rng_next(rng) % 40)) << 7;
             if (mx_rng_next(rng) % 64 == 0) c = (uint32_t)mx_rng_next(rng) & 0xFFFF;
         } else {
-            c &= 0xFF;
+            c &= (1u << mx_pe_code_bits(f)) - 1;  // FP6/FP4: 6 and 4 bits
         }
         mx_decode_out o = dec(f, c);
         if ((o.nan_o || o.inf_o) && !allow_special) continue;

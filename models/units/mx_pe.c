@@ -300,7 +300,8 @@ uint32_t mx_pe_dot(const mx_pe_config *cfg, const uint16_t *a_codes, const uint8
     const int guard = cfg->align_width - MX_PE_PROD_W;
     /* BF16 never mixes (mx_pe_config_check), so fmt decides for both sides */
     const int use_scale = cfg->fmt != MX_PE_BF16;
-    const int lut_ok = mx_pe_code_bits(cfg->fmt) == 8 && k >= 128; /* table pays off on long dots */
+    /* a 256-entry table per operand (codes up to 8 bits; BF16 never mixes), on long dots */
+    const int lut_ok = mx_pe_code_bits(cfg->fmt) <= 8 && k >= 128;
     const int bf16 = cfg->fmt == MX_PE_BF16;
     const int mixed = cfg->fmt_b != cfg->fmt;
     pe_elem lut_a[256], lut_b_own[256];

@@ -35,6 +35,9 @@ typedef enum {
     MX_PE_E2M5 = 3, /* MXFP8 E2M5                                       */
     MX_PE_INT8 = 4, /* MXINT8                                           */
     MX_PE_BF16 = 5, /* BF16 baseline: 16-bit codes, no block scales     */
+    MX_PE_E3M2 = 6, /* MXFP6 E3M2 (6-bit codes)                         */
+    MX_PE_E2M3 = 7, /* MXFP6 E2M3 (6-bit codes)                         */
+    MX_PE_E2M1 = 8, /* MXFP4 E2M1 (4-bit codes)                         */
     MX_PE_NFMT
 } mx_pe_fmt;
 
@@ -60,10 +63,12 @@ typedef struct {
 void mx_pe_config_default(mx_pe_fmt fmt, mx_pe_config *cfg);
 /* 0 if valid, else -1 with a message in err. */
 int mx_pe_config_check(const mx_pe_config *cfg, char *err, unsigned errlen);
-/* "mxsf" "e4m3" "e5m2" "e2m5" "int8" "bf16" (also "mxfp8_e4m3", "mxint8", ...) */
+/* "mxsf" "e4m3" "e5m2" "e2m5" "int8" "bf16" "e3m2" "e2m3" "e2m1" (also
+ * "mxfp8_e4m3", "mxint8", "mxfp6_e3m2", "mxfp4", "fp4_e2m1", ...) */
 int mx_pe_fmt_parse(const char *s, mx_pe_fmt *out);
 const char *mx_pe_fmt_name(mx_pe_fmt f);
-/* Code width in bits: 16 for BF16, else 8. */
+/* Code width in bits: 16 for BF16, 6 for the FP6 and 4 for the FP4 elements,
+ * else 8 (codes travel in 8-bit slots; bits above the code are ignored). */
 int mx_pe_code_bits(mx_pe_fmt f);
 
 /* FP32 accumulator bits after consuming k elements of A and B starting from

@@ -38,7 +38,8 @@ typedef struct {
     const char *mx_name;      /* the block-scaled storage format (configs)        */
     const char *elem_name;    /* its element format in the format library, or
                                  NULL for MXSF (whose FP5 bias is a parameter)   */
-    int code_bits;            /* 8 or 16                                          */
+    int code_bits;            /* 4, 6, 8 or 16 (codes below 8 bits use the low bits
+                                 of an 8-bit slot)                                */
     mx_pe_dec_kind dec;
     int ebits, mbits, bias;   /* MX_PE_DEC_FLOAT                                  */
     int int_lsb;              /* MX_PE_DEC_INT                                    */

@@ -5,6 +5,10 @@
 #include "fcov.h"
 #include "config_yaml.h"
 
+extern "C" {
+#include "units/mx_pe_format.h"
+}
+
 #include <cerrno>
 #include <chrono>
 #include <string>
@@ -19,7 +23,7 @@ static void usage(FILE *f)
             "usage: mxsim cosim --unit {decode,mul,align,addtree,accum,requant,pe} --format F [--format-b FB]\n"
             "                   [--lanes L] [--vectors N | --exhaustive] [--seed S] [--stall P]\n"
             "                   [--fst FILE] [--window C] [--fp5-bias B] [--fault]\n"
-            "  F: mxsf e4m3 e5m2 e2m5 int8 bf16 (also mxfp8_e4m3, mxint8, ...)\n"
+            "  F: mxsf e4m3 e5m2 e2m5 int8 bf16 e3m2 e2m3 e2m1 (also mxfp8_e4m3, mxint8, mxfp6_e3m2, mxfp4, ...)\n"
             "  --format-b FB B operand's format (mul, align, pe; default F; bf16 mixes with nothing)\n"
             "  --exhaustive  every code (decode, all FP5 biases for mxsf) or every code pair (mul)\n"
             "  --stall P     probability of a valid/ready bubble per cycle (pe), default 0.2\n"
@@ -136,13 +140,14 @@ int main(int argc, char **argv)
         return bad_option("Verilated models exist for --lanes 8 (every unit) and 4 (pe); not",
                           std::to_string(o.lanes).c_str());
     if (o.fault && o.unit != "pe") return bad_option("--fault exists for --unit pe only, not", o.unit.c_str());
-    if (o.unit == "requant" && o.fmt == MX_PE_BF16) return bad_option("requant has no BF16 element format:", "bf16");
+    if (o.unit == "requant" && !mx_pe_format_of(o.fmt)->requant)
+        return bad_option("the re-quantizer has no element format", mx_pe_fmt_name(o.fmt));
     if (o.fp5_bias < 5 || o.fp5_bias > 16)
         return bad_option("--fp5-bias outside 5..16:", std::to_string(o.fp5_bias).c_str());
     if (o.exhaustive && o.unit != "decode" && o.unit != "mul")
         return bad_option("--exhaustive is for decode and mul, not", o.unit.c_str());
     if (o.exhaustive && o.unit == "mul" && o.fmt == MX_PE_BF16)
-        return bad_option("--exhaustive mul covers 8-bit formats (2^16 pairs), not", "bf16");
+        return bad_option("--exhaustive mul covers formats of up to 8 bits (2^16 pairs), not", "bf16");
 
     auto t0 = std::chrono::steady_clock::now();
     Result r = run(o, Trace());

@@ -38,6 +38,7 @@ extern "C" {
 #include "units/mx_align.h"
 #include "units/mx_addtree.h"
 #include "units/mx_accum.h"
+#include "units/mx_pe_format.h"
 #include "units/mx_requant.h"
 }
 
@@ -137,6 +138,7 @@ struct RowParser {
 
 uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special)
 {
+    const int bits = mx_pe_code_bits(f);
     for (;;) {
         uint32_t c = (uint32_t)mx_rng_next(rng);
         if (f == MX_PE_BF16) {
@@ -144,11 +146,14 @@ uint16_t rand_code(mx_pe_fmt f, uint64_t *rng, bool allow_special)
             c |= (uint32_t)(127 - 24 + (int)(mx_rng_next(rng) % 48)) << 7;
             if (mx_rng_next(rng) % 64 == 0) c = (uint32_t)mx_rng_next(rng) & 0xFFFF;
         } else {
-            c &= 0xFF;
+            c &= (1u << bits) - 1;  /* FP6/FP4: the low bits of the 8-bit slot */
         }
-        bool special = (f == MX_PE_BF16 && (c & 0x7F80) == 0x7F80) || (f == MX_PE_E4M3 && (c & 0x7F) == 0x7F) ||
-                       (f == MX_PE_E5M2 && (c & 0x7C) == 0x7C);
-        if (special && !allow_special) continue;
+        if (!allow_special) {  /* NaN/Inf codes as the format table defines them */
+            mx_decode_in in = {c, f, 8};
+            mx_decode_out d;
+            mx_decode_comb(&in, &d);
+            if (d.nan_o || d.inf_o) continue;
+        }
         return (uint16_t)c;
     }
 }
@@ -225,7 +230,8 @@ Result run_decode(const Options &o, const Trace &t)
     Checker chk(r, "decode");
     Sim<Vmx_decode> s(t);
     uint64_t rng = o.seed;
-    const long ncodes = 1L << mx_pe_code_bits(o.fmt);
+    // every value of the code's slot: for FP6/FP4 also the ignored bits above the code
+    const long ncodes = 1L << (mx_pe_code_bits(o.fmt) > 8 ? mx_pe_code_bits(o.fmt) : 8);
     const int b5_lo = o.fmt == MX_PE_MXSF && o.exhaustive ? 5 : o.fp5_bias;
     const int b5_hi = o.fmt == MX_PE_MXSF && o.exhaustive ? 16 : o.fp5_bias;
     const long n = o.exhaustive ? ncodes * (b5_hi - b5_lo + 1) : o.vectors;
@@ -268,11 +274,13 @@ Result run_mul(const Options &o, const Trace &t)
     Checker chk(r, "mul");
     Sim<Vmx_mul> s(t);
     uint64_t rng = o.seed;
-    const bool exh = o.exhaustive && mx_pe_code_bits(o.fmt) == 8;
-    const long n = exh ? 65536 : o.vectors;
+    // exhaustive: every pair of codes (A's x B's) of formats up to 8 bits
+    const int bits_a = mx_pe_code_bits(o.fmt), bits_b = mx_pe_code_bits(o.fmt_b);
+    const bool exh = o.exhaustive && bits_a <= 8 && bits_b <= 8;
+    const long n = exh ? 1L << (bits_a + bits_b) : o.vectors;
     for (long v = 0; v < n && r.ok; v++) {
-        uint32_t a = exh ? (uint32_t)(v >> 8) : rand_code(o.fmt, &rng, true);
-        uint32_t b = exh ? (uint32_t)(v & 0xFF) : rand_code(o.fmt_b, &rng, true);
+        uint32_t a = exh ? (uint32_t)(v >> bits_b) : rand_code(o.fmt, &rng, true);
+        uint32_t b = exh ? (uint32_t)(v & ((1L << bits_b) - 1)) : rand_code(o.fmt_b, &rng, true);
         mx_decode_out da, db;
         decode_c(o.fmt, o.fp5_bias, a, &da);
         decode_c(o.fmt_b, o.fp5_bias, b, &db);
@@ -538,7 +546,8 @@ Result run_requant(const Options &o, const Trace &t)
             RowParser p{o.directed, *row};
             p.need(5);
             in.fmt_i = p.fmt(0);
-            if (in.fmt_i == MX_PE_BF16) p.bad("requant has no BF16 element format");
+            if (!mx_pe_format_of((mx_pe_fmt)in.fmt_i)->requant)
+                p.bad(std::string("the re-quantizer has no element format ") + mx_pe_fmt_name((mx_pe_fmt)in.fmt_i));
             in.fp5_bias_i = (int)p.snum(1);
             if (in.fp5_bias_i < 5 || in.fp5_bias_i > 16) p.bad("fp5 bias outside 5..16");
             std::vector<uint64_t> vals = p.list(2, RTL_REQ_N);

@@ -14,6 +14,7 @@
 
 extern "C" {
 #include "units/mx_decode.h"
+#include "units/mx_pe_format.h"
 }
 
 namespace cosim {
@@ -101,6 +102,14 @@ std::vector<Point> build_table()
             for (const char *m : {"e2m5", "fp5"})
                 add("pe.mxsf lane" + std::to_string(i) + " " + op + " " + m,
                     "non-zero MXSF element in this lane and mode");
+    // per block-scaled minifloat format of the table (E4M3 .. FP4 E2M1): its
+    // subnormals and its largest finite code reach the PE
+    for (int i = 0; i < MX_PE_NFMT; i++) {
+        const mx_pe_format *pf = mx_pe_format_of((mx_pe_fmt)i);
+        if (pf->dec != MX_PE_DEC_FLOAT || !pf->block_scaled) continue;
+        add(std::string("pe.") + pf->name + ".subnormal", "a non-zero subnormal element (E field 0), A or B");
+        add(std::string("pe.") + pf->name + ".max", "an element of the largest finite magnitude, A or B");
+    }
     for (const char *s : {"a", "b"}) {
         add(std::string("pe.scale.") + s + "=0x00", "block scale 0x00 (2^-127)");
         add(std::string("pe.scale.") + s + "=0xFE", "block scale 0xFE (2^127)");
@@ -408,6 +417,28 @@ void pe_group(const mx_pe_config &cfg, const uint16_t *a, const uint16_t *b, uin
                     lane_id[i][o][m] = idx("pe.mxsf lane" + std::to_string(i) + " " + (o ? "b" : "a") + " " +
                                            (m ? "fp5" : "e2m5"));
         init = true;
+    }
+    static int sub_id[MX_PE_NFMT], max_id[MX_PE_NFMT];
+    static bool init_fmt = false;
+    if (!init_fmt) {
+        for (int i = 0; i < MX_PE_NFMT; i++) {
+            const mx_pe_format *pf = mx_pe_format_of((mx_pe_fmt)i);
+            const bool has = pf->dec == MX_PE_DEC_FLOAT && pf->block_scaled;
+            sub_id[i] = has ? idx(std::string("pe.") + pf->name + ".subnormal") : -1;
+            max_id[i] = has ? idx(std::string("pe.") + pf->name + ".max") : -1;
+        }
+        init_fmt = true;
+    }
+    for (int o = 0; o < 2; o++) {  // minifloat classes from the table's fields, not from the decoder
+        const mx_pe_fmt f = o ? cfg.fmt_b : cfg.fmt;
+        if (sub_id[f] < 0) continue;
+        const mx_pe_format *pf = mx_pe_format_of(f);
+        const uint32_t mag_mask = (1u << (pf->code_bits - 1)) - 1;
+        for (int i = 0; i < cfg.lanes; i++) {
+            const uint32_t mag = (o ? b : a)[i] & mag_mask;
+            if (mag && !(mag >> pf->mbits)) hit(sub_id[f]);
+            if (mag == pf->max_code) hit(max_id[f]);
+        }
     }
     for (int o = 0; o < 2; o++) {
         const mx_pe_fmt f = o ? cfg.fmt_b : cfg.fmt;

@@ -541,7 +541,7 @@ static int setup_rtl(ca_run &x)
     {
         mx_pe_fmt of;
         bool os;
-        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
+        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && mx_pe_format_of(of)->requant) out_fmt = of;
     }
     x.skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
     /* every PE's output register through Verilator's scope table (out_q is

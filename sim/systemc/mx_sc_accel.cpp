@@ -154,14 +154,18 @@ void mx_sc_accel::worker()
         j.tile_rows = (int)((b >> 8) & 0xFF);
         j.tile_cols = (int)((b >> 16) & 0xFF);
         if (fa >= MX_PE_NFMT || fb >= MX_PE_NFMT || (fa != fb && (fa == MX_PE_BF16 || fb == MX_PE_BF16))) {
-            fail(MX_SC_ERR_FORMAT, "FORMAT: A and B fmt must be PE formats 0..5; BF16 (5) mixes with no other");
+            fail(MX_SC_ERR_FORMAT, "FORMAT: A and B fmt must be PE formats 0..8; BF16 (5) mixes with no other");
             continue;
         }
         j.fmt = (mx_pe_fmt)fa;
         j.fmt_b = (mx_pe_fmt)fb;
         if (f & MX_SC_FORMAT_RQ) {
             const unsigned fo = (f >> 8) & 0xF;
-            if (fo >= MX_PE_BF16) { fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be 0..4 (the re-quantizer has no BF16)"); continue; }
+            if (fo >= MX_PE_NFMT || !mx_pe_format_of((mx_pe_fmt)fo)->requant) {
+                fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be an element format of the re-quantizer (0..4; not "
+                                       "BF16 (5) nor the FP6/FP4 operand formats 6..8)");
+                continue;
+            }
             j.rq_tile = (f & MX_SC_FORMAT_RT) != 0;
             long long br, bc;
             mx_sc_out_block(cfg_.rows, cfg_.cols, j, br, bc);

@@ -39,7 +39,7 @@ int mx_sc_fmt_from_name(const char *name, mx_pe_fmt *f, bool *scaled)
 int mx_sc_code_bytes(mx_pe_fmt f)
 {
     const mx_pe_format *pf = mx_pe_format_of(f);
-    return pf ? pf->code_bits / 8 : 1;
+    return pf ? (pf->code_bits + 7) / 8 : 1; /* FP6/FP4 codes in byte slots */
 }
 
 static long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
@@ -74,7 +74,8 @@ std::string mx_sc_job_from_gemm(const mx_arch_config &c, const mx_gemm &g, mx_sc
         (fa != fb && (fa == MX_PE_BF16 || fb == MX_PE_BF16)))
         return std::string("formats '") + an + "' x '" + bn +
                "': the accelerator's PE takes A and B both with block scales (mxsf, mxfp8_e4m3, mxfp8_e5m2, "
-               "mxfp8_e2m5, mxint8) or both without (fp8_e4m3, fp8_e5m2, fp8_e2m5, int8), or bf16 x bf16";
+               "mxfp8_e2m5, mxint8, mxfp6_e3m2, mxfp6_e2m3, mxfp4) or both without (fp8_e4m3, fp8_e5m2, "
+               "fp8_e2m5, int8, fp6_e3m2, fp6_e2m3, fp4_e2m1), or bf16 x bf16";
     j.M = g.M;
     j.N = g.N;
     j.K = g.K;

@@ -15,6 +15,7 @@
 extern "C" {
 #include "arch/mx_arch.h"
 #include "units/mx_pe.h"
+#include "units/mx_pe_format.h"
 }
 
 struct mx_sc_job {

@@ -321,7 +321,7 @@ public:
         int out_fmt = -1;
         mx_pe_fmt of;
         bool os;
-        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
+        if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && mx_pe_format_of(of)->requant) out_fmt = of;
         if (j.out_fmt >= 0) out_fmt = j.out_fmt; /* the descriptor's FORMAT.RQ out fmt */
         /* the GEMM as one tile, on the clock */
         rtl_run r;

@@ -7,7 +7,7 @@
  *   - ID / VERSION, reset STATUS, read-only registers ignore writes;
  *   - out-of-window, misaligned and short accesses get the documented TLM
  *     error responses;
- *   - FORMAT errors (BF16 mixed with MXSF, RQ out fmt BF16), a shape error
+ *   - FORMAT errors (BF16 mixed with MXSF, RQ out fmt BF16 or FP6 E3M2, A fmt 9), a shape error
  *     (M = 0) and a memory error (operands outside memory) raise STATUS.ERROR
  *     with their codes and the irq; CLEAR lowers both;
  *   - a 4 x 4 x 8 MXSF GEMM of 1.0 x 1.0 codes gives 8.0 everywhere (and with
@@ -200,6 +200,10 @@ private:
         expect_error("BF16 x MXSF", MX_SC_ERR_FORMAT);
         wr(MX_SC_REG_FORMAT, MX_SC_FORMAT_RQ | 5u << 8); /* RQ to BF16 */
         expect_error("RQ out fmt BF16", MX_SC_ERR_FORMAT);
+        wr(MX_SC_REG_FORMAT, MX_SC_FORMAT_RQ | 6u << 8); /* RQ to MXFP6 E3M2: an operand format only */
+        expect_error("RQ out fmt E3M2", MX_SC_ERR_FORMAT);
+        wr(MX_SC_REG_FORMAT, 9u); /* A fmt 9: no such format */
+        expect_error("A fmt 9", MX_SC_ERR_FORMAT);
         wr(MX_SC_REG_FORMAT, 0);
         wr(MX_SC_REG_M, 0);
         expect_error("M = 0", MX_SC_ERR_SHAPE);

@@ -91,13 +91,13 @@ int sc_main(int argc, char **argv)
     mx_pe_fmt of;
     bool os;
     if (rq && strcmp(rq, "off")) {
-        if (mx_pe_fmt_parse(rq, &of) != 0 || of == MX_PE_BF16) {
+        if (mx_pe_fmt_parse(rq, &of) != 0 || !mx_pe_format_of(of)->requant) {
             fprintf(stderr, "mxsim_sc_top: option '--rq': must be mxsf, e4m3, e5m2, e2m5, int8 or off, not '%s'\n", rq);
             mx_trace_free(&tr);
             return 2;
         }
         out_fmt = of;
-    } else if (!rq && mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) {
+    } else if (!rq && mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && mx_pe_format_of(of)->requant) {
         out_fmt = of;
     }
     for (mx_sc_job &j : jobs) j.out_fmt = out_fmt;

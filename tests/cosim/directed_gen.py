@@ -89,6 +89,14 @@ def decode(fmt, c, b5=8):
             return 'nan' if m else ('-inf' if s else '+inf')
         v = Fr(m, 128) * Fr(2) ** -126 if e == 0 else (1 + Fr(m, 128)) * Fr(2) ** (e - 127)
         return -v if s else v
+    # OCP MX v1.0 FP6/FP4 elements (no NaN/Inf): bits, exponent bits, bias
+    small = {'e3m2': (6, 3, 3), 'e2m3': (6, 2, 1), 'e2m1': (4, 2, 1)}
+    if fmt in small:
+        bits, eb, bias = small[fmt]
+        mb = bits - 1 - eb
+        s, e, m = (c >> (bits - 1)) & 1, (c >> mb) & ((1 << eb) - 1), c & ((1 << mb) - 1)
+        v = Fr(m, 1 << mb) * Fr(2) ** (1 - bias) if e == 0 else (1 + Fr(m, 1 << mb)) * Fr(2) ** (e - bias)
+        return -v if s else v
     s = c >> 7
     if fmt == 'int8':
         return Fr(c - 256 if s else c, 64)
@@ -175,6 +183,12 @@ def gen_align():
     rows.append(('e4m3', 'e4m3', [0x7F] + [0x38] * 7, [0x38] * 8, 'E4M3 NaN (no Inf in E4M3)'))
     rows.append(('e4m3', 'e5m2', [0x38] * 8, [0x3C] * 7 + [0xFC], 'E4M3 x E5M2 -Inf'))
     rows.append(('e4m3', 'e5m2', [0x38] * 7 + [0x00], [0x3C] * 7 + [0xFC], 'E4M3 0 x E5M2 -Inf = NaN'))
+    # the FP6/FP4 elements (no specials of their own) against E5M2's: signs and zeros
+    rows.append(('e3m2', 'e5m2', [0x0C] * 7 + [0x2C], [0x3C] * 7 + [0x7C], 'FP6 E3M2 -1 x E5M2 +Inf = -Inf'))
+    rows.append(('e2m3', 'e5m2', [0x08] * 7 + [0x20], [0x3C] * 7 + [0xFC], 'FP6 E2M3 -0 x E5M2 -Inf = NaN'))
+    rows.append(('e5m2', 'e2m1', [0x7C, 0xFC] + [0x3C] * 6, [0xA, 0xA] + [0x2] * 6, '+Inf x FP4 -1 + -Inf x -1 = NaN'))
+    rows.append(('e2m1', 'e5m2', [0x7] * 8, [0x7E] + [0x3C] * 7, 'FP4 6 x E5M2 NaN = NaN'))
+    rows.append(('e2m1', 'e3m2', [0xF] * 8, [0x3F] * 8, 'FP4 -6 x FP6 -28: all finite'))
     out = ['# directed_align.tsv - written by directed_gen.py: group special flags (SPEC 3.3:',
            '# a NaN product, Inf x 0, or +Inf and -Inf in one group give NaN)',
            '# fmt\tfmt_b\ta_codes\tb_codes\tnan\tinf\tinf_sign\t# case']

@@ -19,18 +19,19 @@ run() {
   fi
 }
 start=$(date +%s)
-# exhaustive: every code (decode) and every code pair (mul)
-for f in mxsf e4m3 e5m2 int8 e2m5; do
+# exhaustive: every code (decode) and every code pair (mul); the MXFP6/MXFP4
+# elements (e3m2 e2m3 e2m1) in their 8-bit slots, bits above the code ignored
+for f in mxsf e4m3 e5m2 int8 e2m5 e3m2 e2m3 e2m1; do
   run --unit decode --format $f --exhaustive
   run --unit mul --format $f --exhaustive
 done
 run --unit decode --format bf16 --exhaustive
 # mixed operand formats (A --format, B --format-b): every code pair
-for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf; do
+for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf e3m2:e2m3 e2m1:e4m3 mxsf:e2m1 e2m3:int8 e5m2:e3m2; do
   run --unit mul --format ${p%:*} --format-b ${p#*:} --exhaustive
 done
 # random unit vectors
-for f in mxsf e4m3 e5m2 e2m5 int8 bf16; do
+for f in mxsf e4m3 e5m2 e2m5 int8 bf16 e3m2 e2m3 e2m1; do
   run --unit align --format $f --vectors $UNIT_VECTORS --seed 11
   run --unit mul --format $f --vectors $UNIT_VECTORS --seed 12
 done
@@ -43,7 +44,7 @@ for b in 5 7 9 12 16; do
   run --unit requant --format mxsf --fp5-bias $b --vectors $UNIT_VECTORS --seed 16
 done
 # the PE: random vectors with valid/ready back-pressure, every format
-for f in mxsf e4m3 e5m2 e2m5 int8 bf16; do
+for f in mxsf e4m3 e5m2 e2m5 int8 bf16 e3m2 e2m3 e2m1; do
   run --unit pe --format $f --vectors $PE_VECTORS --stall 0.2 --seed 21
 done
 run --unit pe --format mxsf --fp5-bias 11 --vectors 20000 --stall 0.5 --seed 22
@@ -53,7 +54,7 @@ done
 for f in mxsf bf16; do
   run --unit pe --format $f --lanes 4 --vectors 50000 --stall 0.3 --seed 23
 done
-for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf; do
+for p in mxsf:e4m3 e4m3:e5m2 e2m5:int8 int8:mxsf e5m2:mxsf e3m2:e2m1 e2m3:mxsf e4m3:e2m1 int8:e3m2; do
   run --unit pe --format ${p%:*} --format-b ${p#*:} --vectors 30000 --stall 0.2 --seed 24
   run --unit align --format ${p%:*} --format-b ${p#*:} --vectors 20000 --seed 25
 done
