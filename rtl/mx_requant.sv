@@ -48,9 +48,9 @@ module mx_requant
     maxc = mx_pkg::MXSF_MAX_CODE;
     qmin = '0;
     case (fmt)
-      mx_pkg::FMT_E4M3: begin emin = -11'd6;  mb = 11'd3; maxc = mx_pkg::E4M3_MAX_CODE; end
-      mx_pkg::FMT_E5M2: begin emin = -11'd14; mb = 11'd2; maxc = mx_pkg::E5M2_MAX_CODE; end
-      mx_pkg::FMT_E2M5: begin emin = 11'd0;   mb = 11'd5; maxc = mx_pkg::E2M5_MAX_CODE; end
+      mx_pkg::FMT_E4M3: begin emin = 11'(1 - mx_pkg::E4M3_BIAS); mb = 11'(mx_pkg::E4M3_MBITS); maxc = mx_pkg::E4M3_MAX_CODE; end
+      mx_pkg::FMT_E5M2: begin emin = 11'(1 - mx_pkg::E5M2_BIAS); mb = 11'(mx_pkg::E5M2_MBITS); maxc = mx_pkg::E5M2_MAX_CODE; end
+      mx_pkg::FMT_E2M5: begin emin = 11'(1 - mx_pkg::E2M5_BIAS); mb = 11'(mx_pkg::E2M5_MBITS); maxc = mx_pkg::E2M5_MAX_CODE; end
       mx_pkg::FMT_INT8: begin is_int = 1'b1;              maxc = mx_pkg::INT8_MAX_CODE; end
       default: ;
     endcase
