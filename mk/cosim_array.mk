@@ -16,6 +16,7 @@ CA_VLROOT := $(shell $(CA_VL) --getenv VERILATOR_ROOT 2>/dev/null)
 CA_RTL    := rtl/mx_pkg.sv rtl/mx_decode.sv rtl/mx_mul.sv rtl/mx_align.sv rtl/mx_addtree.sv \
              rtl/mx_fp32_round.sv rtl/mx_fp32_add.sv rtl/mx_accum.sv rtl/mx_pe.sv rtl/mx_skew.sv \
              rtl/mx_array.sv rtl/mx_requant.sv rtl/mx_array_ctrl.sv
+CA_VLT    := mk/cosim_array.vlt
 CA_VLINC  := -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd
 CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
@@ -34,16 +35,17 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 #   $(CA_DIR)/vl_RxCxL/          Verilated model with FST tracing (co-simulation)
 #   $(CA_DIR)/mxsim-cosim-array-RxCxL         harness for that size
 #   $(CA_DIR)/vlb_RxCxL/, $(CA_DIR)/mxsim-cosim-array-bench-RxCxL: no tracing (bench)
-# The same Verilator flags for both (CA_VLFLAGS); C++ of the model at -Os (the
-# 16 x 16 model is instruction-cache bound, docs/SYSTEMC.md).
+# The same Verilator flags for both (CA_VLFLAGS) and mk/cosim_array.vlt (the
+# PE's input ports public, so that all R x C PEs share one copy of its code:
+# docs/SYSTEMC.md "Array co-simulation speed"); C++ of the model at -Os.
 ca_dim     = $(word $(2),$(subst x, ,$(1)))
 CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl -GALIGN_W=32 --prefix Vmx_array_ctrl
 CA_VLOPT   ?= OPT_FAST=-Os OPT_SLOW=-O0 OPT_GLOBAL=-O1
 # $(call ca_verilate,DIR,STEM,TRACE)
 define ca_verilate
-	@mkdir -p $(1)
+	@rm -rf $(1); mkdir -p $(1)
 	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
-	  -Mdir $(1) $(CA_RTL)
+	  -Mdir $(1) $(CA_VLT) $(CA_RTL)
 	sh mk/vl_skip_ico.sh $(1)
 	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
 endef
@@ -55,9 +57,9 @@ define ca_harness_cxx
 	  -MMD -MP $(SANFLAGS) -c $< -o $@
 endef
 
-$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
 	$(call ca_verilate,$(CA_DIR)/vl_$*,$*,--trace-fst)
-$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
 	$(call ca_verilate,$(CA_DIR)/vlb_$*,$*,)
 
 $(CA_DIR)/obj_%/cosim_array_main.o: sim/cosim_array/cosim_array_main.cpp $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a
