@@ -167,13 +167,21 @@ CA_ANY := $(CA_DIR)/any
 # running under this one, never builds them at the same time as it)
 cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	@rm -rf $(CA_ANY); mkdir -p $(CA_ANY)
-	@# from scratch: the first run builds 2x3 L=2 (a progress line with an estimate), the second finds it built
+	@# from scratch, two runs started at once: one builds 2x3 L=2 (a progress line with an estimate)
+	@# while the other waits for its lock (sim/cmd_cosim.c), then finds it built; both run and agree
 	rm -rf $(CA_DIR)/vl_2x3x2 $(CA_DIR)/obj_2x3x2 $(CA_DIR)/mxsim-cosim-array-2x3x2
-	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 1 --quiet \
-	  >$(CA_ANY)/build.log 2>$(CA_ANY)/build.err || { cat $(CA_ANY)/build.err; exit 1; }
-	@cat $(CA_ANY)/build.err; grep -q "^mxsim cosim: building the Verilated 2x3 array, 2 lanes (once; cached in .*/cosim_array/vl_2x3x2), about [0-9]* s with [0-9]* jobs; log .*/build-2x3x2.log$$" $(CA_ANY)/build.err \
+	@set +e; run="$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 1"; \
+	  $$run >$(CA_ANY)/build1.log 2>$(CA_ANY)/build1.err & p1=$$!; $$run >$(CA_ANY)/build2.log 2>$(CA_ANY)/build2.err & p2=$$!; \
+	  wait $$p1; s1=$$?; wait $$p2; s2=$$?; set -e; \
+	  cat $(CA_ANY)/build1.err $(CA_ANY)/build2.err; cat $(CA_ANY)/build1.err $(CA_ANY)/build2.err >$(CA_ANY)/build.err; \
+	  [ $$s1 -eq 0 ] && [ $$s2 -eq 0 ] && cmp -s $(CA_ANY)/build1.log $(CA_ANY)/build2.log && grep -q " equal$$" $(CA_ANY)/build1.log \
+	  || { echo "cosim-array-any: two concurrent first runs: exit $$s1 and $$s2, outputs differ or not equal"; exit 1; }
+	@grep -q "^mxsim cosim: building the Verilated 2x3 array, 2 lanes (once; cached in .*/cosim_array/vl_2x3x2), about [0-9]* s with [0-9]* jobs; log .*/build-2x3x2.log$$" $(CA_ANY)/build.err \
 	  && grep -q "^mxsim cosim: built the Verilated 2x3 array, 2 lanes in [0-9]* s$$" $(CA_ANY)/build.err \
-	  && [ -x $(CA_DIR)/mxsim-cosim-array-2x3x2 ] || { echo "cosim-array-any: on-demand build of 2x3 L=2 not as expected"; exit 1; }
+	  && [ "$$(grep -c '^mxsim cosim: building ' $(CA_ANY)/build.err)" = 1 ] \
+	  && [ "$$(grep -c '^mxsim cosim: waiting for another build of the Verilated 2x3 array, 2 lanes ' $(CA_ANY)/build.err)" = 1 ] \
+	  && [ -x $(CA_DIR)/mxsim-cosim-array-2x3x2 ] || { echo "cosim-array-any: concurrent on-demand build of 2x3 L=2 not built exactly once under the lock"; exit 1; }
+	@echo "cosim-array-any: two concurrent first runs: one built 2x3 L=2, the other waited for the lock; both equal"
 	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --progress \
 	  >$(CA_ANY)/run.log 2>$(CA_ANY)/run.err || { cat $(CA_ANY)/run.err; exit 1; }
 	@cat $(CA_ANY)/run.log $(CA_ANY)/run.err
