@@ -31,7 +31,9 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 
 # Any size, on demand (`mxsim cosim --level array` runs `make` with these
 # targets; docs/DECISIONS.md "Array co-simulation of any configuration"): the
-# stem RxCxL of a pattern target is the array's rows, columns and lanes.
+# stem RxCxL of a pattern target is the array's rows, columns and lanes;
+# RxCxLxTRxTC adds the re-quantization tile of rqu.block: tile (mx_array_ctrl
+# TR, TC; RxCxL has the R x C fold tile).
 #   $(CA_DIR)/vl_RxCxL/          Verilated model with FST tracing (co-simulation)
 #   $(CA_DIR)/mxsim-cosim-array-RxCxL         harness for that size
 #   $(CA_DIR)/vlb_RxCxL/, $(CA_DIR)/mxsim-cosim-array-bench-RxCxL: no tracing (bench)
@@ -39,13 +41,16 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 # PE's input ports public, so that all R x C PEs share one copy of its code:
 # docs/SYSTEMC.md "Array co-simulation speed"); C++ of the model at -Os.
 ca_dim     = $(word $(2),$(subst x, ,$(1)))
+# -G parameters / -D macros of the stem's tile (none for RxCxL)
+ca_tile_g  = $(if $(call ca_dim,$(1),4),-GTR=$(call ca_dim,$(1),4) -GTC=$(call ca_dim,$(1),5))
+ca_tile_d  = $(if $(call ca_dim,$(1),4),-DARR_TR=$(call ca_dim,$(1),4) -DARR_TC=$(call ca_dim,$(1),5))
 CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl -GALIGN_W=32 --prefix Vmx_array_ctrl
 CA_VLOPT   ?= OPT_FAST=-Os OPT_SLOW=-O0 OPT_GLOBAL=-O1
 # $(call ca_verilate,DIR,STEM,TRACE)
 define ca_verilate
 	@rm -rf $(1); mkdir -p $(1)
 	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
-	  -Mdir $(1) $(CA_VLT) $(CA_RTL)
+	  $(call ca_tile_g,$(2)) -Mdir $(1) $(CA_VLT) $(CA_RTL)
 	sh mk/vl_skip_ico.sh $(1)
 	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
 endef
@@ -53,7 +58,7 @@ endef
 define ca_harness_cxx
 	@mkdir -p $(dir $@)
 	$(CXX) -std=c++17 -O2 -g $(WARN) -Imodels -Isim -Isim/cosim_array $(CA_VLINC) -isystem $(1) \
-	  $(CA_VLDEF) $(3) -DARR_R=$(call ca_dim,$(2),1) -DARR_C=$(call ca_dim,$(2),2) -DARR_L=$(call ca_dim,$(2),3) \
+	  $(CA_VLDEF) $(3) -DARR_R=$(call ca_dim,$(2),1) -DARR_C=$(call ca_dim,$(2),2) -DARR_L=$(call ca_dim,$(2),3) $(call ca_tile_d,$(2)) \
 	  -MMD -MP $(SANFLAGS) -c $< -o $@
 endef
 
@@ -98,7 +103,7 @@ $(BUILD)/mxsim-cosim-array: $(CA_DIR)/mxsim-cosim-array-4x4x4
 	cp $< $@
 
 # Array co-simulation speed (`make bench`, through bench-systemc): the
-# Verilated controller + array without tracing, its C++ twin and the C core's
+# Verilated controller + array without tracing, its C twin (models/array) and the C core's
 # values (mx_pe_dot for every output, as array cycles per second) on the same
 # GEMM (tests/systemc/bench_gemm.csv, 64x64x256 MXSF), 4x4, 8x8 and 16x16 at
 # L = 8, one core.  The first run builds the three models (16x16: minutes).
@@ -117,6 +122,7 @@ lint-array:
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl $(CA_RTL)
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=2 -GC=2 -GLANES=2 $(CA_RTL)
 	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=3 -GC=5 -GLANES=2 $(CA_RTL)
+	$(CA_VL) --lint-only -Wall -Irtl --top-module mx_array_ctrl -GR=4 -GC=6 -GLANES=2 -GTR=2 -GTC=3 $(CA_RTL)
 
 lint:: lint-array
 
@@ -220,7 +226,7 @@ cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	  --backpressure 0.5 --fault 1,2 --quiet --fst $(CA_ANY)/fault.fst 2>$(CA_ANY)/fault.log; st=$$?; set -e; cat $(CA_ANY)/fault.log; \
 	  [ $$st -eq 1 ] || { echo "cosim-array-any: fault not caught (exit $$st)"; exit 1; }
 	@grep -q "^MISMATCH cycle [0-9]* (GEMM 2 'ragged', tests/systemc/sc_rerun.csv:6): PE row 1 column 2: PE result (u_pe.out_o) expected 0x[0-9a-f]* actual 0x[0-9a-f]*$$" $(CA_ANY)/fault.log \
-	  && grep -q "^  PE (1, 2) output: C++ twin 0x[0-9a-f]\{8\}, RTL u_pe.out_o 0x[0-9a-f]\{8\}; its output (m, n) = (1, 2) (fold rows 0.., columns 0..): mx_pe_dot 0x" $(CA_ANY)/fault.log \
+	  && grep -q "^  PE (1, 2) output: C model 0x[0-9a-f]\{8\}, RTL u_pe.out_o 0x[0-9a-f]\{8\}; its output (m, n) = (1, 2) (fold rows 0.., columns 0..): mx_pe_dot 0x" $(CA_ANY)/fault.log \
 	  && grep -q "^  stimulus: GEMM 2 'ragged' 5x7x33 mxsf, operands seeded N(0,1), seed 7 + 2; C\[1\]\[2\]" $(CA_ANY)/fault.log \
 	  && grep -q "^    A row 1 codes: " $(CA_ANY)/fault.log && grep -q "^    B column 2 codes: " $(CA_ANY)/fault.log \
 	  && grep -q "^  rerun: .*mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_rerun.csv --seed 7 --gemm 2 --backpressure 0.5 --fault 1,2 --fst $(CA_ANY)/fault.fst$$" $(CA_ANY)/fault.log \
@@ -228,7 +234,7 @@ cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	  && grep -q "^  gtkwave: $(CA_ANY)/fault.fst.gtkw " $(CA_ANY)/fault.log \
 	  || { echo "cosim-array-any: fault report incomplete"; exit 1; }
 	@# the mismatch report's PE values: RTL = mx_pe_dot, twin = that with bit 0 flipped (the injected fault)
-	@sed -n "s/^  PE (1, 2) output: C++ twin 0x\([0-9a-f]*\), RTL u_pe.out_o 0x\([0-9a-f]*\); .*mx_pe_dot 0x\([0-9a-f]*\)$$/\1 \2 \3/p" $(CA_ANY)/fault.log \
+	@sed -n "s/^  PE (1, 2) output: C model 0x\([0-9a-f]*\), RTL u_pe.out_o 0x\([0-9a-f]*\); .*mx_pe_dot 0x\([0-9a-f]*\)$$/\1 \2 \3/p" $(CA_ANY)/fault.log \
 	  >$(CA_ANY)/pe_vals.txt; set -- $$(cat $(CA_ANY)/pe_vals.txt); \
 	  [ $$# -eq 3 ] && [ "$$2" = "$$3" ] && [ $$(( 0x$$1 ^ 0x$$2 )) -eq 1 ] \
 	  || { echo "cosim-array-any: PE values in the report: want RTL = mx_pe_dot and twin = it with bit 0 flipped"; exit 1; }; \
@@ -244,6 +250,31 @@ cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	  || { echo "cosim-array-any: the rerun line did not reproduce the mismatch"; cat $(CA_ANY)/rerun.log; exit 1; }; \
 	  echo "cosim-array-any: rerun line reproduces: $$(grep ^MISMATCH $(CA_ANY)/rerun.log)"
 cosim-array: cosim-array-any
+
+# Issue 14: the re-quantizer's tiles smaller than the array (rqu.block: tile,
+# format.tile [2, 2]: one max tree per 2x2 sub-block of a fold) against
+# mx_requant_comb per 2x2 tile of the output matrix, with and without output
+# back-pressure, on a 4x4 array (4 tiles per fold) and a non-square 2x4 one
+# (2 per fold), both L = 2, built on demand as RxCxLxTRxTC (tiles equal to
+# the array: sc_mxsf_b12.yaml in cosim-array); and a tile straddling folds
+# (8x8 on 4x4) refused by the config check: one line naming the key, exit 2.
+CA_TILES := $(CA_DIR)/tiles
+.PHONY: cosim-array-tiles
+cosim-array-tiles: $(BUILD)/mxsim $(CA_LINK_COMMON)
+	@mkdir -p $(CA_TILES)
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_4x4_l2_t2.yaml -t tests/systemc/sc_mixed.csv --seed 21 --quiet
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_4x4_l2_t2.yaml -t tests/systemc/sc_mixed.csv --seed 22 --backpressure 0.5 --quiet
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_4x4_l2_t2.yaml -t tests/systemc/array_sweep.csv --seed 23 --quiet
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_4x4_l2_t2.yaml -t tests/systemc/array_sweep.csv --seed 24 --backpressure 0.6 --quiet
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x4_l2_t2.yaml -t tests/systemc/sc_mixed.csv --seed 25 --quiet
+	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x4_l2_t2.yaml -t tests/systemc/sc_mixed.csv --seed 26 --backpressure 0.5 --quiet
+	@sed 's/^  tile: .*/  tile: [8, 8]/; s|\.\./\.\./configs/|$(abspath configs)/|' tests/systemc/sc_mxsf_b12.yaml >$(CA_TILES)/straddle.yaml
+	@set +e; $(BUILD)/mxsim cosim --level array -c $(CA_TILES)/straddle.yaml -t tests/systemc/sc_small.csv \
+	  >/dev/null 2>$(CA_TILES)/straddle.log; st=$$?; set -e; cat $(CA_TILES)/straddle.log; \
+	  [ $$st -eq 2 ] && [ "$$(wc -l <$(CA_TILES)/straddle.log)" -eq 1 ] \
+	  && grep -q "straddle.yaml: key 'format.tile': with rqu.block: tile the 8x8 tile must divide the 4x4 array" $(CA_TILES)/straddle.log \
+	  || { echo "cosim-array-tiles: an 8x8 tile on a 4x4 array not refused (exit $$st)"; exit 1; }
+cosim-array: cosim-array-tiles
 
 # FST signal lister (sim/cosim_array/fst_names.c on Verilator's bundled FST reader)
 $(CA_DIR)/fst_names: sim/cosim_array/fst_names.c
@@ -270,7 +301,7 @@ cosim-array-engine: $(BUILD)/mxsim-cosim-array
 cosim-run: cosim-array
 cosim-array: cosim-array-engine
 
-# The array co-simulation again with the harness, its C++ twin and the C core
+# The array co-simulation again with the harness, its C twin (models/array) and the C core
 # built with ASan + UBSan (the Verilated model uninstrumented), in $(BUILD)/san.
 .PHONY: cosim-array-san
 cosim-array-san:

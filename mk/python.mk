@@ -39,7 +39,11 @@ $(BUILD)/libmxcore.so: $(PIC_OBJ)
 
 # `make install`: the CLI, the libraries, the header of the C ABI and the
 # package, the package finding the .so next to itself (mxsim/_lib) and the
-# shipped configs in mxsim/_share/configs (config="mxsf" works installed).
+# shipped configs in mxsim/_share/configs (config="mxsf" works installed);
+# the configs (energy tables, DRAM presets, sweeps) and traces in
+# PREFIX/share/mxsim/, where the installed binary finds relative table paths
+# that are not next to a config (mx_data_find in sim/config_yaml.cpp: from
+# the binary's own location, so any PREFIX or DESTDIR works unrebuilt).
 .PHONY: install
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/mxsim $(DESTDIR)$(PYSITE)/mxsim/_lib
@@ -51,7 +55,19 @@ install: all
 	install -m 755 $(BUILD)/libmxcore.so $(DESTDIR)$(PYSITE)/mxsim/_lib/libmxcore.so
 	rm -rf $(DESTDIR)$(PYSITE)/mxsim/_share && mkdir -p $(DESTDIR)$(PYSITE)/mxsim/_share
 	cp -R configs $(DESTDIR)$(PYSITE)/mxsim/_share/configs
-	@echo "installed: $(DESTDIR)$(PREFIX)/bin/mxsim, $(DESTDIR)$(PREFIX)/lib/libmxcore.{a,so}, $(DESTDIR)$(PYSITE)/mxsim"
+	rm -rf $(DESTDIR)$(PREFIX)/share/mxsim && install -d $(DESTDIR)$(PREFIX)/share/mxsim
+	cp -R configs traces $(DESTDIR)$(PREFIX)/share/mxsim/
+	@echo "installed: $(DESTDIR)$(PREFIX)/bin/mxsim, $(DESTDIR)$(PREFIX)/lib/libmxcore.{a,so}, $(DESTDIR)$(PREFIX)/share/mxsim/{configs,traces}, $(DESTDIR)$(PYSITE)/mxsim"
+
+# test-install: `make install` under a DESTDIR; the installed binary, run
+# from another directory, finds a config's relative energy table and DRAM
+# preset (and a sweep file's base and trace) in PREFIX/share/mxsim
+# (mk/install_test.sh).
+.PHONY: test-install
+test-install: all
+	@rm -rf $(BUILD)/install_root && $(MAKE) --no-print-directory install BUILD=$(BUILD) DESTDIR=$(abspath $(BUILD))/install_root PREFIX=/opt/mxsim >/dev/null
+	@sh mk/install_test.sh $(BUILD)/mxsim $(BUILD)/install_root $(BUILD)/install_test
+test-extra:: test-install
 
 # The bridge's tests (tests/python/test_bridge.py): bit-equality of converted
 # layers with `mxsim run --mode functional --data --dump`, quantization axes

@@ -15,3 +15,13 @@ test-sweep-html: all
 	@sh mk/sweep_html_test.sh $(BUILD)/mxsim $(BUILD)/sweep_html
 
 test-extra:: test-slurm test-sweep-html
+
+# test-compare-html: headless Chromium loads `mxsim run --compare -o`'s
+# index.html; every bar of its energy chart must carry compare.json's value
+# and be drawn, the table must have a row per component + 4
+# (mk/compare_html_test.sh); the screenshot stays in $(BUILD)/compare_html/.
+.PHONY: test-compare-html
+test-compare-html: all
+	@sh mk/compare_html_test.sh $(BUILD)/mxsim $(BUILD)/compare_html
+
+test-extra:: test-compare-html

@@ -9,14 +9,13 @@ set -u
 MXSIM=$(readlink -f "$1")
 mkdir -p "$2"; W=$(cd "$2" && pwd)
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-CHROMIUM=$(command -v chromium || true)
-[ -n "$CHROMIUM" ] || { echo "test-sweep-html: SKIP (no chromium: make deps)"; exit 77; }
+. "$SRC/mk/headless_chromium.sh"
+need_chromium test-sweep-html
 rm -rf "$W/sweep"
 "$MXSIM" sweep -c "$SRC/configs/mxsf.yaml" -t "$SRC/traces/tiny_train.csv" -t "$SRC/traces/llama_decoder_infer.csv" \
   --grid arch.rows=8,16,32,0 --grid memory.dram=hbm2,lpddr4_2400 -o "$W/sweep" --no-progress >"$W/sweep.log" 2>&1 \
   || { echo "test-sweep-html: FAIL: the sweep failed"; cat "$W/sweep.log"; exit 1; }
-run() { timeout 120 "$CHROMIUM" --headless --no-sandbox --disable-gpu --user-data-dir="$W/profile" \
-          --virtual-time-budget=5000 "$@" "file://$W/sweep/index.html" 2>>"$W/chromium.log"; }
+run() { chromium_page "$W" "file://$W/sweep/index.html" "$@"; }
 run --dump-dom > "$W/dom.html" || { echo "test-sweep-html: FAIL: chromium --dump-dom failed"; tail -5 "$W/chromium.log"; exit 1; }
 run --screenshot="$W/index.png" --window-size=1280,2400 >/dev/null
 want=$(($(wc -l < "$W/sweep/sweep.csv") - 1))
@@ -27,5 +26,5 @@ fail=0
 [ "$rows" = "$want" ] || { echo "test-sweep-html: FAIL: $rows table rows in the DOM, sweep.csv has $want"; fail=1; }
 [ -n "$imgs" ] && [ "$imgs" -gt 0 ] && [ "$imgs" = "$loaded" ] || { echo "test-sweep-html: FAIL: images loaded: ${loaded:-none} of ${imgs:-none}"; fail=1; }
 [ -s "$W/index.png" ] || { echo "test-sweep-html: FAIL: no screenshot"; fail=1; }
-[ $fail = 0 ] && echo "test-sweep-html: PASS (headless $("$CHROMIUM" --version 2>/dev/null | head -1): $rows table rows = sweep.csv rows, $loaded/$imgs images loaded; screenshot $W/index.png)"
+[ $fail = 0 ] && echo "test-sweep-html: PASS (headless $(chromium_version): $rows table rows = sweep.csv rows, $loaded/$imgs images loaded; screenshot $W/index.png)"
 exit $fail

@@ -92,6 +92,8 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_small.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_bf16.yaml tests/systemc/sc_small_bf16.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf_b12.yaml tests/systemc/sc_mixed.csv
+	@# 2x2 re-quantization tiles on a 4x4 array (C back-end: the RTL back-end is built with the 4x4 fold tile)
+	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_4x4_l2_t2.yaml tests/systemc/sc_mixed.csv
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_mxsf.yaml tests/systemc/sc_data.csv 10 tests/systemc/data
 	SYSTEMC_DISABLE_COPYRIGHT_MESSAGE=1 $(SC_DIR)/mxsim_sc_test tests/systemc/sc_ddr4.yaml tests/systemc/sc_small.csv
 	sh mk/systemc_badinput.sh $(SC_DIR)/mxsim_sc_top
@@ -120,7 +122,7 @@ test-systemc: $(SC_DIR)/mxsim_sc_test $(SC_DIR)/mxsim_sc_top $(SC_DIR)/mxsim_sc_
 # and commit with the reason.  Rows: config trace line name cycles (of one
 # instance of a row with count > 1, as the platform runs it).
 SC_GOLDEN_RUNS := sc_mxsf.yaml:sc_small.csv sc_bf16.yaml:sc_small_bf16.csv sc_mxsf_b12.yaml:sc_mixed.csv \
-                  sc_mxsf.yaml:sc_data.csv sc_ddr4.yaml:sc_small.csv
+                  sc_mxsf.yaml:sc_data.csv sc_ddr4.yaml:sc_small.csv sc_4x4_l2_t2.yaml:sc_mixed.csv
 .PHONY: golden-systemc-cycles
 golden-systemc-cycles: all
 	@{ echo "# config trace line name cycles: reviewed CYCLES (make golden-systemc-cycles; mxsim run --engine cycle)"; \

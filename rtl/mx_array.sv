@@ -1,5 +1,5 @@
 // mx_array.sv — R x C output-stationary PE array with L lanes (SPEC §4),
-// twin of the C array model in sim/cosim_array/array_model.cpp.
+// twin of the C register model mx_array_comb/_tick (models/array/mx_array.c).
 //
 //   issue port: one K-step per cycle for all rows and columns (first_i,
 //     last_i shared; R rows of A and C columns of B, L codes and one E8M0

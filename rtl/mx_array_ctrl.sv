@@ -1,8 +1,8 @@
 // mx_array_ctrl.sv — executes one GEMM tile on an R x C mx_array from a
 // descriptor: fold sequencing, operand reads from banked SRAM ports, credit
 // flow control, and the output stage (per-column block collector + mx_requant
-// on the drain path).  Twin of array_ctrl_model in
-// sim/cosim_array/array_model.cpp.  docs/SYSTEMC.md "Array controller".
+// on the drain path).  Twin of the C register model mx_array_ctrl_comb/_tick
+// in models/array/mx_array_ctrl.c.  docs/SYSTEMC.md "Array controller".
 //
 // Descriptor (sampled on start_i while idle): M, N, K of the tile, element
 // formats of A (fmt_i) and B (fmt_b_i), fp5 bias, scaled (E8M0 block scales read from SRAM; else unit
@@ -32,10 +32,17 @@
 // scale; valid/ready.  rq_tile_i selects the re-quantization block:
 //   0  column blocks: each column's r outputs along M have their own scale
 //      (mx_requant per column, N = R); columns transfer independently;
-//   1  fold tiles: the r x c outputs of a fold share one scale (one
-//      mx_requant over the tile, N = R * C, the tile-based RQU of SPEC §3);
-//      the fold's c columns are valid together and transfer together, in the
-//      cycle when all c have blk_ready_i (the columns act as one port).
+//   1  tiles: each TR x TC sub-block of a fold shares one scale (one
+//      mx_requant with a max tree per sub-block, N = TR * TC: the tile-based
+//      RQU of SPEC §3 with the config's format.tile); TR | R and TC | C, so a
+//      tile never straddles two folds (the config check refuses others:
+//      mx_array_config_from_arch); sub-blocks past a ragged fold's r rows or
+//      c columns see +0, so the matrix's last tiles are partial, as the C
+//      model's.  The fold's c columns are valid together and transfer
+//      together, in the cycle when all c have blk_ready_i (the columns act
+//      as one port).
+// blk_scales_o: S = R / TR scales per column, scale i of column c for its
+// rows i*TR .. i*TR+TR-1 (column mode: S copies of the column's scale).
 module mx_array_ctrl #(
   parameter int R       = 4,
   parameter int C       = 4,
@@ -43,6 +50,8 @@ module mx_array_ctrl #(
   parameter int ALIGN_W = 32,
   parameter int AW      = 32,   // SRAM word address width
   parameter int DW      = 32,   // M, N, K width
+  parameter int TR      = R,    // re-quantization tile rows (rq_tile_i = 1), divides R
+  parameter int TC      = C,    // re-quantization tile columns, divides C
   // Column FIFO depth: the credit rule reserves room for every result in
   // flight plus the next fold's; with no back-pressure up to ~3 folds' rows
   // overlap (fold starts >= R apart, a result takes t + r + c + P cycles), so
@@ -51,7 +60,8 @@ module mx_array_ctrl #(
   localparam int FIFO_D = 2 * R + C + 8,
   localparam int FW     = $clog2(FIFO_D + 1),
   localparam int RW     = (R > 1) ? $clog2(R) : 1,
-  localparam int CW     = LANES * mx_pkg::CODE_W
+  localparam int CW     = LANES * mx_pkg::CODE_W,
+  localparam int S      = R / TR  // scales per column of an output block
 ) (
   input  logic                clk_i,
   input  logic                rst_ni,
@@ -88,7 +98,7 @@ module mx_array_ctrl #(
   input  logic [C-1:0]        blk_ready_i,
   output logic [C*R*32-1:0]   blk_vals_o,
   output logic [C*R*8-1:0]    blk_codes_o,
-  output logic [C*8-1:0]      blk_scales_o,
+  output logic [C*S*8-1:0]    blk_scales_o,
   // observation
   output logic                issue_o,      // the array takes a K-step this cycle
   output logic [R*C-1:0]      pe_done_o,
@@ -276,7 +286,7 @@ module mx_array_ctrl #(
   logic            tile_full, tile_emit;
   logic [R*C*32-1:0] tile_vals;
   logic [R*C*8-1:0]  tile_codes;
-  logic [7:0]        tile_scale;
+  logic [C*S*8-1:0]  tile_scales;   // column c's tile row i at (c*S + i)*8
   assign ocl = (ocf_q == ncf_q - 1'b1) ? cl_last_q : DW'(C);
   always_comb begin
     for (int c = 0; c < C; c++) ocl_mask[c] = DW'(c) < ocl;
@@ -342,13 +352,30 @@ module mx_array_ctrl #(
     assign blk_valid_o[c] = rq_tile_q ? (tile_full && ocl_mask[c]) : full_q;
     assign blk_vals_o[c*R*32 +: R*32] = masked;
     assign blk_codes_o[c*R*8 +: R*8] = rq_tile_q ? tile_codes[c*R*8 +: R*8] : col_codes;
-    assign blk_scales_o[c*8 +: 8] = rq_tile_q ? tile_scale : col_scale;
+    assign blk_scales_o[c*S*8 +: S*8] = rq_tile_q ? tile_scales[c*S*8 +: S*8] : {S{col_scale}};
   end
 
-  /* verilator lint_off UNUSEDSIGNAL */
-  logic [31:0] unused_tile_amax;
-  /* verilator lint_on UNUSEDSIGNAL */
-  mx_requant #(.N(R * C)) u_rq_tile (
-    .fmt_i(out_fmt_q), .fp5_bias_i(b5_q), .vals_i(tile_vals),
-    .scale_o(tile_scale), .amax_o(unused_tile_amax), .codes_o(tile_codes));
+  // Tile mode: one re-quantizer (max tree + encoders) per TR x TC sub-block
+  // (i, j) of the fold, its values column by column.
+  if (R % TR != 0 || C % TC != 0) begin : g_bad_tile
+    $error("mx_array_ctrl: the re-quantization tile TR x TC must divide the R x C array");
+  end
+  for (genvar i = 0; i < S; i++) begin : g_tile_row
+    for (genvar j = 0; j < C / TC; j++) begin : g_tile_col
+      logic [TR*TC*32-1:0] sub_vals;
+      logic [TR*TC*8-1:0]  sub_codes;
+      logic [7:0]          sub_scale;
+      /* verilator lint_off UNUSEDSIGNAL */
+      logic [31:0]         unused_sub_amax;
+      /* verilator lint_on UNUSEDSIGNAL */
+      for (genvar k = 0; k < TC; k++) begin : g_k
+        assign sub_vals[k*TR*32 +: TR*32] = tile_vals[((j*TC + k)*R + i*TR)*32 +: TR*32];
+        assign tile_codes[((j*TC + k)*R + i*TR)*8 +: TR*8] = sub_codes[k*TR*8 +: TR*8];
+        assign tile_scales[((j*TC + k)*S + i)*8 +: 8] = sub_scale;
+      end
+      mx_requant #(.N(TR * TC)) u_rq_tile (
+        .fmt_i(out_fmt_q), .fp5_bias_i(b5_q), .vals_i(sub_vals),
+        .scale_o(sub_scale), .amax_o(unused_sub_amax), .codes_o(sub_codes));
+    end
+  end
 endmodule

@@ -20,6 +20,7 @@
  * of (it has 8 for every unit and 4 for the PE): the same way, once, under a
  * lock, BUILD/cosim/mxsim-cosim-pe-LL (mk/cosim.mk), L = 1..64 as arch.lanes.
  */
+#include "array/mx_array.h"
 #include "config_yaml.h"
 #include "cosim_array/cosim_opts.h"
 #include "mxsim_cmd.h"
@@ -107,35 +108,30 @@ static int precheck(int argc, char **argv, int array, mx_arch_config *cfg, const
     return 0;
 }
 
-/* What rtl/mx_array_ctrl.sv implements: an output-stationary array with the
- * PE's four stages, folds overlapped, the 32-bit aligned sum; any rows,
+/* What rtl/mx_array_ctrl.sv implements: the array model's config check
+ * (mx_array_config_from_arch: output stationary, folds overlapped, a
+ * re-quantization tile dividing the array), the PE's four stages (the RTL
+ * has no extra result registers) and the 32-bit aligned sum; any rows,
  * columns and lanes.  0, or 2 after one error line naming the config key. */
 static int rtl_can_do(const char *cpath, const mx_arch_config *c)
 {
-    const char *key = NULL, *why = NULL;
-    char buf[160];
-    if (c->dataflow != MX_DATAFLOW_OS) {
-        key = "arch.dataflow";
-        snprintf(buf, sizeof buf, "the RTL array is output-stationary (os) only, got '%s'", mx_dataflow_name(c->dataflow));
-        why = buf;
-    } else if (c->pe_pipeline_depth != 4) {
-        key = "arch.pe_pipeline_depth";
-        snprintf(buf, sizeof buf, "the RTL PE has 4 stages, got %d", c->pe_pipeline_depth);
-        why = buf;
-    } else if (!c->fold_overlap) {
-        key = "arch.fold_overlap";
-        why = "the RTL controller always overlaps folds (true), got false";
-    } else if (c->scalesim_compat) {
-        key = "arch.scalesim_compat";
-        why = "SCALE-Sim conventions are not RTL timing (false), got true";
-    } else if (c->align_width != 32) {
-        key = "format.align_width";
-        snprintf(buf, sizeof buf, "the RTL is built with 32, got %d", c->align_width);
-        why = buf;
+    char err[400];
+    mx_array_config a;
+    if (mx_array_config_from_arch(c, &a, err, sizeof err) != 0) {
+        mx_print_error("mxsim cosim", "%s: %s", cpath, err);
+        return 2;
     }
-    if (!key) return 0;
-    mx_print_error("mxsim cosim", "%s: key '%s': array co-simulation cannot run this config: %s", cpath, key, why);
-    return 2;
+    if (a.pipeline_depth != MX_ARRAY_PE_STAGES) {
+        mx_print_error("mxsim cosim", "%s: key 'arch.pe_pipeline_depth': the RTL PE has %d stages, got %d", cpath,
+                       MX_ARRAY_PE_STAGES, a.pipeline_depth);
+        return 2;
+    }
+    if (c->align_width != 32) {
+        mx_print_error("mxsim cosim", "%s: key 'format.align_width': the RTL is built with 32, got %d", cpath,
+                       c->align_width);
+        return 2;
+    }
+    return 0;
 }
 
 /* Seconds a Verilator build of R x C x L is expected to take: the last
@@ -345,9 +341,17 @@ static int ondemand_binary(const char *bindir, const ondemand *od, char *bin, si
  * mk/cosim_array.mk).  0 or 2. */
 static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, size_t binlen)
 {
-    char size[64], what[96], binname[96], cache[80], cadir[PATH_MAX];
-    fmt(size, sizeof size, "%dx%dx%d", c->rows, c->cols, c->lanes);
-    fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes", c->rows, c->cols, c->lanes);
+    const int R = c->rows, C = c->cols, L = c->lanes;
+    char size[64], what[128], binname[96], cache[80], cadir[PATH_MAX];
+    if (c->rqu_tile && c->tile_rows > 0 && (c->tile_rows != R || c->tile_cols != C)) {
+        /* a re-quantization tile smaller than the fold: RxCxLxTRxTC (mk/cosim_array.mk) */
+        fmt(size, sizeof size, "%dx%dx%dx%dx%d", R, C, L, c->tile_rows, c->tile_cols);
+        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes, %dx%d re-quantization tiles", R, C, L,
+            c->tile_rows, c->tile_cols);
+    } else {
+        fmt(size, sizeof size, "%dx%dx%d", R, C, L);
+        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes", R, C, L);
+    }
     fmt(binname, sizeof binname, "mxsim-cosim-array-%s", size);
     fmt(cache, sizeof cache, "vl_%s", size);
     fmt(cadir, sizeof cadir, "%s/cosim_array", bindir);

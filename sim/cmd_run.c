@@ -4,6 +4,8 @@
  * With --compare BASELINE.yaml the same trace also runs on a second
  * configuration and the energy ratio is printed (the `make run` job).
  */
+#include "cli_getopt.h"
+#include "compare_report.h"
 #include "config_dump.h"
 #include "config_yaml.h"
 #include "json_out.h"
@@ -19,6 +21,7 @@
 #include "formats/mx_format.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -85,66 +88,80 @@ static void usage(FILE *f)
             "  --set to compute them in full), nor are timing-only rows. Not with --compare.\n");
 }
 
+/* getopt_long's table: long names, and the short letters of -c -t -o -q -j -h */
+enum { OPT_PROGRESS = 256, OPT_NO_PROGRESS, OPT_NO_SENS, OPT_MODE, OPT_COMPARE, OPT_SET, OPT_SEED, OPT_DATA, OPT_ENGINE, OPT_DUMP };
+static const struct option run_longopts[] = {
+    {"config", required_argument, NULL, 'c'},   {"trace", required_argument, NULL, 't'},
+    {"out", required_argument, NULL, 'o'},      {"quiet", no_argument, NULL, 'q'},
+    {"jobs", required_argument, NULL, 'j'},     {"help", no_argument, NULL, 'h'},
+    {"progress", no_argument, NULL, OPT_PROGRESS}, {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"no-sensitivity", no_argument, NULL, OPT_NO_SENS}, {"mode", required_argument, NULL, OPT_MODE},
+    {"compare", required_argument, NULL, OPT_COMPARE}, {"set", required_argument, NULL, OPT_SET},
+    {"seed", required_argument, NULL, OPT_SEED}, {"data", required_argument, NULL, OPT_DATA},
+    {"engine", required_argument, NULL, OPT_ENGINE}, {"dump", required_argument, NULL, OPT_DUMP},
+    {NULL, 0, NULL, 0}};
+
 static int parse_opts(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->progress = -1;
     o->seed = 1;
     o->jobs = 0; /* all online CPUs: the bits do not depend on the count */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { o->quiet = 1; continue; }
-        if (!strcmp(a, "--progress")) { o->progress = 1; continue; }
-        if (!strcmp(a, "--no-progress")) { o->progress = 0; continue; }
-        if (!strcmp(a, "--no-sensitivity")) { o->no_sensitivity = 1; continue; }
-        int takes = !strcmp(a, "-c") || !strcmp(a, "--config") || !strcmp(a, "-t") ||
-                    !strcmp(a, "--trace") || !strcmp(a, "-o") || !strcmp(a, "--out") ||
-                    !strcmp(a, "--mode") || !strcmp(a, "--compare") || !strcmp(a, "--set") ||
-                    !strcmp(a, "--seed") || !strcmp(a, "--data") || !strcmp(a, "--engine") || !strcmp(a, "--dump") ||
-                    !strcmp(a, "-j") || !strcmp(a, "--jobs");
-        if (!takes) {
-            mx_print_error("mxsim run", "unknown option '%s' (mxsim run --help)", a);
-            return 2;
-        }
-        if (!v) {
-            mx_print_error("mxsim run", "option '%s' needs a value", a);
-            return 2;
-        }
-        i++;
-        if (!strcmp(a, "-c") || !strcmp(a, "--config")) o->config_path = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) o->trace_path = v;
-        else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
-        else if (!strcmp(a, "--compare")) o->compare_path = v;
-        else if (!strcmp(a, "--data")) o->data_dir = v;
-        else if (!strcmp(a, "--dump")) o->dump_dir = v;
-        else if (!strcmp(a, "--engine")) {
+    optind = 0;  /* a fresh scan (commands may run more than once in a process: the sweep, tests) */
+    opterr = 0;
+    int ch;
+    /* '+': options end at the first operand (refused below), argv is not permuted */
+    while ((ch = getopt_long(argc, argv, "+:c:t:o:qj:h", run_longopts, NULL)) != -1) {
+        const char *v = optarg;
+        switch (ch) {
+        case 'h': usage(stdout); return 1;
+        case 'q': o->quiet = 1; break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_NO_SENS: o->no_sensitivity = 1; break;
+        case 'c': o->config_path = v; break;
+        case 't': o->trace_path = v; break;
+        case 'o': o->outdir = v; break;
+        case OPT_COMPARE: o->compare_path = v; break;
+        case OPT_DATA: o->data_dir = v; break;
+        case OPT_DUMP: o->dump_dir = v; break;
+        case OPT_ENGINE:
             if (mx_engine_parse(v, &o->engine)) { mx_print_error("mxsim run", "option '--engine': must be analytic or cycle, got '%s'", v); return 2; }
             o->engine_set = 1;
-        }
-        else if (!strcmp(a, "--set")) {
-            if (o->nsets == MAX_SETS) { fprintf(stderr, "mxsim run: too many --set\n"); return 2; }
+            break;
+        case OPT_SET:
+            if (o->nsets == MAX_SETS) { mx_print_error("mxsim run", "option '--set': more than %d", MAX_SETS); return 2; }
             o->sets[o->nsets++] = v;
-        } else if (!strcmp(a, "--seed")) {
+            break;
+        case OPT_SEED:
             if (mx_parse_seed(v, &o->seed) != 0) {
                 mx_print_error("mxsim run", "option '--seed': must be an integer 0..18446744073709551615, got '%s'", v);
                 return 2;
             }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+            break;
+        case 'j': {
             int n = 0, ok = v[0] != 0 && strlen(v) <= 2;
             for (const char *c = v; ok && *c; c++) ok = *c >= '0' && *c <= '9';
             if (ok) n = atoi(v);
             if (!ok || n > 64) {
-                mx_print_error("mxsim run", "option '%s': must be an integer 0..64 (0: all CPUs), got '%s'", a, v);
+                mx_print_error("mxsim run", "option '%s': must be an integer 0..64 (0: all CPUs), got '%s'",
+                               mx_getopt_was_long(argv) ? "--jobs" : "-j", v);
                 return 2;
             }
             o->jobs = n;
-        } else if (!strcmp(a, "--mode")) {
+            break;
+        }
+        case OPT_MODE:
             if (!strcmp(v, "timing")) o->functional = 0;
             else if (!strcmp(v, "functional")) o->functional = 1;
             else { mx_print_error("mxsim run", "option '--mode': must be timing or functional, got '%s'", v); return 2; }
+            break;
+        default: return mx_getopt_fail("mxsim run", ch, argv, run_longopts);
         }
+    }
+    if (optind < argc) {
+        mx_print_error("mxsim run", "unexpected argument '%s' (options only: mxsim run --help)", argv[optind]);
+        return 2;
     }
     if (!o->config_path || !o->trace_path) {
         fprintf(stderr, "mxsim run: -c CONFIG and -t TRACE are required (mxsim run --help)\n");
@@ -611,132 +628,117 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
 
 /* ---- reports --------------------------------------------------------------- */
 
-static void json_counters(FILE *f, const mx_arch_config *c, const mx_stats *s, const char *ind)
+/* A number of a report: integral values below 1e17 as JSON integers, others
+ * as reals of 17 significant digits (JSON_REAL_PRECISION(17): they read back
+ * to the same double), not finite ones as null.  The same tokens the
+ * "%.17g" writer gave before jansson (docs/DECISIONS.md). */
+static json_t *jnum(double v)
+{
+    if (!isfinite(v)) return json_null();
+    if (v == floor(v) && fabs(v) < 1e17) return json_integer((json_int_t)v);
+    return json_real(v);
+}
+
+/* A string of a report: as given (paths, names are not checked for UTF-8). */
+static json_t *jstr(const char *s) { return json_string_nocheck(s); }
+
+static json_t *json_counters(const mx_arch_config *c, const mx_stats *s)
 {
     static const char *op[3] = {"a", "b", "out"};
-    fprintf(f, "%s\"cycles\": %lld,\n", ind, s->cycles);
-    fprintf(f, "%s\"energy_pj\": ", ind);
-    mx_json_num(f, s->energy_total_pj);
-    fprintf(f, ",\n%s\"compute_cycles\": %lld,\n", ind, s->compute_cycles);
-    fprintf(f, "%s\"stall_cycles\": {", ind);
-    for (int i = 0; i < MX_NSTALL; i++)
-        fprintf(f, "%s\"%s\": %lld", i ? ", " : "", mx_stall_name((mx_stall_cause)i), s->stall[i]);
-    fprintf(f, "},\n%s\"utilization\": ", ind);
-    mx_json_num(f, util(c, s));
-    fprintf(f, ",\n%s\"macs\": %lld,\n%s\"macs_by_mode\": {", ind, s->macs, ind);
-    int first = 1;
+    json_t *j = json_object(), *x;
+    json_object_set_new(j, "cycles", json_integer(s->cycles));
+    json_object_set_new(j, "energy_pj", jnum(s->energy_total_pj));
+    json_object_set_new(j, "compute_cycles", json_integer(s->compute_cycles));
+    x = json_object();
+    for (int i = 0; i < MX_NSTALL; i++) json_object_set_new(x, mx_stall_name((mx_stall_cause)i), json_integer(s->stall[i]));
+    json_object_set_new(j, "stall_cycles", x);
+    json_object_set_new(j, "utilization", jnum(util(c, s)));
+    json_object_set_new(j, "macs", json_integer(s->macs));
+    x = json_object();
     for (int a = MX_SIG_MAX; a >= 0; a--)
         for (int b = MX_SIG_MAX; b >= 0; b--)
             if (s->mul[a][b] > 0) {
-                fprintf(f, "%s\"%dx%d\": ", first ? "" : ", ", a, b);
-                mx_json_num(f, s->mul[a][b]);
-                first = 0;
+                char k[24]; /* two ints: never cut */
+                snprintf(k, sizeof k, "%dx%d", a, b);
+                json_object_set_new(x, k, jnum(s->mul[a][b]));
             }
-    fprintf(f, "},\n%s\"unit_activations\": {\"multiplier\": ", ind);
-    mx_json_num(f, (double)s->macs);
-    fprintf(f, ", \"accumulator\": %lld, \"scale_adder\": %lld, \"rqu\": %lld},\n", s->pe_steps,
-            s->scale_adds, s->rqu_elements);
+    json_object_set_new(j, "macs_by_mode", x);
+    json_object_set_new(j, "unit_activations", json_pack("{s:o,s:I,s:I,s:I}", "multiplier", jnum((double)s->macs), "accumulator",
+                                                         (json_int_t)s->pe_steps, "scale_adder", (json_int_t)s->scale_adds,
+                                                         "rqu", (json_int_t)s->rqu_elements));
     const char *names[4] = {"sram_read_bytes", "sram_write_bytes", "dram_read_bytes", "dram_write_bytes"};
     const long long *arr[4] = {s->sram_read, s->sram_write, s->dram_read, s->dram_write};
     for (int k = 0; k < 4; k++) {
-        fprintf(f, "%s\"%s\": {", ind, names[k]);
-        for (int i = 0; i < MX_NOPS; i++) fprintf(f, "%s\"%s\": %lld", i ? ", " : "", op[i], arr[k][i]);
-        fprintf(f, "},\n");
+        x = json_object();
+        for (int i = 0; i < MX_NOPS; i++) json_object_set_new(x, op[i], json_integer(arr[k][i]));
+        json_object_set_new(j, names[k], x);
     }
-    fprintf(f, "%s\"rqu_elements\": %lld,\n%s\"requant_elements\": %lld,\n%s\"requant_copies\": %lld,\n",
-            ind, s->rqu_elements, ind, s->requant_elements, ind, s->requant_copies);
-    fprintf(f, "%s\"folds\": %lld,\n%s\"tiles\": %lld,\n", ind, s->folds, ind, s->tiles);
-    fprintf(f, "%s\"mapping\": {\"mt\": %lld, \"nt\": %lld, \"kt\": %lld, \"loop_order\": \"%s\", \"double_buffer\": %s},\n", ind,
-            s->map.mt, s->map.nt, s->map.kt, s->map.n_outer ? "n,m,k" : "m,n,k", s->map.double_buffer ? "true" : "false");
+    json_object_set_new(j, "rqu_elements", json_integer(s->rqu_elements));
+    json_object_set_new(j, "requant_elements", json_integer(s->requant_elements));
+    json_object_set_new(j, "requant_copies", json_integer(s->requant_copies));
+    json_object_set_new(j, "folds", json_integer(s->folds));
+    json_object_set_new(j, "tiles", json_integer(s->tiles));
+    json_object_set_new(j, "mapping", json_pack("{s:I,s:I,s:I,s:s,s:b}", "mt", (json_int_t)s->map.mt, "nt", (json_int_t)s->map.nt,
+                                                "kt", (json_int_t)s->map.kt, "loop_order", s->map.n_outer ? "n,m,k" : "m,n,k",
+                                                "double_buffer", s->map.double_buffer ? 1 : 0));
     if (s->dram_model && c->engine == MX_ENGINE_CYCLE)
-        fprintf(f, "%s\"dram_commands\": {\"act\": %lld, \"pre\": %lld, \"ref\": %lld, \"row_hits\": %lld, \"row_misses\": %lld},\n",
-                ind, s->dram_act, s->dram_pre, s->dram_ref, s->dram_row_hits, s->dram_row_misses);
+        json_object_set_new(j, "dram_commands", json_pack("{s:I,s:I,s:I,s:I,s:I}", "act", (json_int_t)s->dram_act, "pre",
+                                                          (json_int_t)s->dram_pre, "ref", (json_int_t)s->dram_ref, "row_hits",
+                                                          (json_int_t)s->dram_row_hits, "row_misses", (json_int_t)s->dram_row_misses));
     else if (s->dram_model)
-        fprintf(f, "%s\"dram_commands\": {\"act\": %lld, \"estimated\": true},\n", ind, s->dram_act);
+        json_object_set_new(j, "dram_commands", json_pack("{s:I,s:b}", "act", (json_int_t)s->dram_act, "estimated", 1));
     if (s->functional) {
-        fprintf(f, "%s\"qsnr_db\": ", ind);
-        mx_json_num(f, s->qsnr_db);
-        fprintf(f, ",\n%s\"max_abs_err\": ", ind);
-        mx_json_num(f, s->max_abs_err);
-        fprintf(f, ",\n%s\"checked_outputs\": %lld,\n%s\"sampled\": %s,\n", ind, s->checked_outputs, ind,
-                s->sampled ? "true" : "false");
+        json_object_set_new(j, "qsnr_db", jnum(s->qsnr_db));
+        json_object_set_new(j, "max_abs_err", jnum(s->max_abs_err));
+        json_object_set_new(j, "checked_outputs", json_integer(s->checked_outputs));
+        json_object_set_new(j, "sampled", json_boolean(s->sampled));
     }
-    fprintf(f, "%s\"energy_by_component_pj\": {", ind);
-    for (int i = 0; i < MX_E_NCOMP; i++) {
-        fprintf(f, "%s\"%s\": ", i ? ", " : "", mx_energy_comp_name((mx_energy_comp)i));
-        mx_json_num(f, s->energy_pj[i]);
-    }
-    fprintf(f, "}\n");
+    x = json_object();
+    for (int i = 0; i < MX_E_NCOMP; i++) json_object_set_new(x, mx_energy_comp_name((mx_energy_comp)i), jnum(s->energy_pj[i]));
+    json_object_set_new(j, "energy_by_component_pj", x);
+    return j;
 }
 
-typedef struct {
-    FILE *f;
-    int n;
-} json_kv_ctx;
+static void json_kv(void *ctx, const char *key, const char *value) { json_object_set_new(ctx, key, jstr(value)); }
 
-static void json_kv(void *ctx, const char *key, const char *value)
-{
-    json_kv_ctx *k = ctx;
-    fprintf(k->f, "%s\n    ", k->n++ ? "," : "");
-    mx_json_str(k->f, key);
-    fprintf(k->f, ": ");
-    mx_json_str(k->f, value);
-}
-
+/* report.json (jansson; keys in this order). */
 static int write_json(const char *path, const run_opts *o, const mx_trace *tr, const run_result *r)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) return -1;
-    fprintf(f, "{\n  \"config\": ");
-    mx_json_str(f, o->config_path);
-    fprintf(f, ",\n  \"config_name\": ");
-    mx_json_str(f, r->cfg.name);
-    fprintf(f, ",\n  \"energy_table\": ");
-    mx_json_str(f, r->energy.path);
-    fprintf(f, ",\n  \"trace\": ");
-    mx_json_str(f, o->trace_path);
-    fprintf(f, ",\n  \"mxsim_version\": ");
-    mx_json_str(f, mxsim_version());
-    fprintf(f, ",\n  \"mode\": \"%s\",\n  \"engine\": \"%s\",\n  \"dram\": ", o->functional ? "functional" : "timing",
-            mx_engine_name(r->cfg.engine));
-    if (r->cfg.dram_model) {
-        fprintf(f, "{\"name\": ");
-        mx_json_str(f, r->cfg.dram.name);
-        fprintf(f, ", \"preset\": ");
-        mx_json_str(f, r->cfg.dram_preset);
-        fprintf(f, ", \"channels\": %d, \"tCK_ns\": ", r->cfg.dram.channels);
-        mx_json_num(f, r->cfg.dram.tCK_ns);
-        fprintf(f, "}");
-    } else {
-        fprintf(f, "{\"bytes_per_cycle\": ");
-        mx_json_num(f, r->cfg.dram_bytes_per_cycle);
-        fprintf(f, ", \"latency\": %d}", r->cfg.dram_latency);
-    }
+    json_t *j = json_object(), *x;
+    json_object_set_new(j, "config", jstr(o->config_path));
+    json_object_set_new(j, "config_name", jstr(r->cfg.name));
+    json_object_set_new(j, "energy_table", jstr(r->energy.path));
+    json_object_set_new(j, "trace", jstr(o->trace_path));
+    json_object_set_new(j, "mxsim_version", jstr(mxsim_version()));
+    json_object_set_new(j, "mode", json_string(o->functional ? "functional" : "timing"));
+    json_object_set_new(j, "engine", json_string(mx_engine_name(r->cfg.engine)));
+    if (r->cfg.dram_model)
+        x = json_pack("{s:o,s:o,s:i,s:o}", "name", jstr(r->cfg.dram.name), "preset", jstr(r->cfg.dram_preset), "channels",
+                      r->cfg.dram.channels, "tCK_ns", jnum(r->cfg.dram.tCK_ns));
+    else
+        x = json_pack("{s:o,s:i}", "bytes_per_cycle", jnum(r->cfg.dram_bytes_per_cycle), "latency", r->cfg.dram_latency);
+    json_object_set_new(j, "dram", x);
     /* what produced the numbers: the overrides as given, then every key in effect */
-    fprintf(f, ",\n  \"overrides\": [");
-    for (int i = 0; i < o->nsets; i++) {
-        fprintf(f, "%s", i ? ", " : "");
-        mx_json_str(f, o->sets[i]);
-    }
-    fprintf(f, "],\n  \"resolved_config\": {");
-    json_kv_ctx kc = {f, 0};
-    mx_config_resolved(&r->cfg, json_kv, &kc);
-    fprintf(f, "\n  }");
-    fprintf(f, ",\n  \"gemms\": [\n");
+    x = json_array();
+    for (int i = 0; i < o->nsets; i++) json_array_append_new(x, jstr(o->sets[i]));
+    json_object_set_new(j, "overrides", x);
+    x = json_object();
+    mx_config_resolved(&r->cfg, json_kv, x);
+    json_object_set_new(j, "resolved_config", x);
+    x = json_array();
     for (size_t i = 0; i < tr->n; i++) {
         const mx_gemm *g = &tr->gemms[i];
-        fprintf(f, "    {\n      \"name\": ");
-        mx_json_str(f, g->name);
-        fprintf(f, ",\n      \"phase\": \"%s\",\n      \"M\": %lld,\n      \"N\": %lld,\n      \"K\": %lld,\n"
-                   "      \"count\": %lld,\n      \"line\": %d,\n",
-                mx_phase_name(g->phase), g->M, g->N, g->K, g->count, g->line);
-        json_counters(f, &r->cfg, &r->rows[i], "      ");
-        fprintf(f, "    }%s\n", i + 1 < tr->n ? "," : "");
+        json_t *gj = json_pack("{s:o,s:s,s:I,s:I,s:I,s:I,s:i}", "name", jstr(g->name), "phase", mx_phase_name(g->phase), "M",
+                               (json_int_t)g->M, "N", (json_int_t)g->N, "K", (json_int_t)g->K, "count", (json_int_t)g->count,
+                               "line", g->line);
+        json_object_update_new(gj, json_counters(&r->cfg, &r->rows[i])); /* the counters after the GEMM's identity */
+        json_array_append_new(x, gj);
     }
-    fprintf(f, "  ],\n  \"total\": {\n");
-    json_counters(f, &r->cfg, &r->total, "    ");
-    fprintf(f, "  }\n}\n");
-    return fclose(f) == 0 ? 0 : -1;
+    json_object_set_new(j, "gemms", x);
+    json_object_set_new(j, "total", json_counters(&r->cfg, &r->total));
+    const int rc = json_dump_file(j, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17));
+    json_decref(j);
+    return rc == 0 ? 0 : -1;
 }
 
 static void csv_row(FILE *f, const char *name, const char *phase, const mx_gemm *g,
@@ -848,7 +850,8 @@ static json_t *compare_side(const run_opts *o, const char *config_path, const ru
 }
 
 /* OUTDIR/compare.json: the comparison's ratios and each side's assumptions
- * (what was only on stdout), through a temporary and a rename.  0 or 2. */
+ * (what was only on stdout), and OUTDIR/index.html drawn from it
+ * (sim/compare_report.c), through temporaries and renames.  0 or 2. */
 static int write_compare(const run_opts *o, const run_result *a, const run_result *b)
 {
     char path[4200], tmp[4300];
@@ -877,11 +880,19 @@ static int write_compare(const run_opts *o, const run_result *a, const run_resul
                             y->energy_pj[i] > 0 ? json_real(x->energy_pj[i] / y->energy_pj[i]) : json_null());
     json_object_set_new(rat, "energy_by_component", bc);
     json_object_set_new(j, "ratios_a_over_b", rat);
-    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && rename(tmp, path) == 0;
+    /* compare.json and index.html (drawn from the same object) both written
+     * before either is renamed into place */
+    char html[4300], htmp[4300];
+    snprintf(html, sizeof html, "%s/index.html", o->outdir);
+    int ok = json_dump_file(j, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(17)) == 0;
+    if (!ok) snprintf(htmp, sizeof htmp, "%s", path);
+    else if (mx_compare_html_tmp(o->outdir, j, htmp, sizeof htmp) != 0) { ok = 0; snprintf(htmp, sizeof htmp, "%s", html); }
+    else if (rename(tmp, path) != 0) { ok = 0; remove(htmp); snprintf(htmp, sizeof htmp, "%s", path); }
+    else if (rename(htmp, html) != 0) { ok = 0; snprintf(htmp, sizeof htmp, "%s", html); }
     json_decref(j);
     if (!ok) {
         remove(tmp);
-        mx_print_error("mxsim run", "cannot write '%s': %s", path, strerror(errno));
+        mx_print_error("mxsim run", "cannot write '%s': %s", htmp, strerror(errno));
         return 2;
     }
     return 0;

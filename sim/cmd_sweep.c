@@ -10,10 +10,12 @@
  *   DIR/points/<id>/point.json  per point: overrides, per trace status/error
  *   DIR/points/<id>/t<k>/report.json, report.csv   mxsim run's reports
  *   DIR/sweep.csv               a row per point x trace (unsharded or --merge)
- * A point is built in DIR/points/.tmp-<id>-<pid>/ and renamed into place once
- * complete, so a point directory is always whole.  Reports are read back with
+ * A point is built in DIR/points/.tmp-<id>-<pid>-<slot>@<host>/ and renamed into
+ * place once complete, so a point directory is always whole; such directories
+ * of a sweep that was killed are removed by the next run into DIR.  Reports are read back with
  * jansson (docs/DECISIONS.md).
  */
+#include "cli_getopt.h"
 #include "config_yaml.h"
 #include "mxsim_cmd.h"
 #include "sweep_def.h"
@@ -27,6 +29,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -46,14 +49,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mxsim sweep -c BASE.yaml -t TRACE [-t TRACE...] --grid KEY=V1,V2,... [--grid ...]\n"
-            "                   [--zip KEY=V1,V2,...]... -o DIR [-j N] [--shard I/N] [--resume]\n"
+            "                   [--zip KEY=V1,V2,...[;KEY=V1,V2,...]]... -o DIR [-j N] [--shard I/N] [--resume]\n"
             "                   [--engine analytic|cycle] [--mode timing|functional] [--progress|--no-progress]\n"
             "       mxsim sweep -s SWEEP.yaml [-o DIR] [...]\n"
             "       mxsim sweep --merge DIR [DIR...] -o OUT\n"
             "       mxsim sweep ... --emit-slurm FILE [--shards N]\n"
             "  Runs `mxsim run` on every point of the grid: the cartesian product of the --grid\n"
-            "  axes (the first slowest), the --zip keys forming one more axis whose values advance\n"
-            "  together (all --zip lists of equal length). -j N processes (default: all CPUs).\n"
+            "  axes and --zip groups, in the order given (the first slowest); the keys of one --zip\n"
+            "  group ('KEY=LIST;KEY=LIST', lists of equal length) advance together, and each --zip\n"
+            "  is one more axis crossed with the others. -j N processes (default: all CPUs).\n"
             "  Points whose config or mapping is refused are recorded with the error, not fatal.\n"
             "  Each point goes to DIR/points/<id>/ atomically; --resume skips finished points.\n"
             "  --filter 'KEY OP VALUE|KEY' (OP == != < <= > >=) keeps the points that pass (ids stay grid indices).\n"
@@ -164,6 +168,20 @@ static int parse_shard(const char *v, int *i, int *n)
     return 0;
 }
 
+enum { OPT_GRID = 256, OPT_ZIP, OPT_SHARD, OPT_ENGINE, OPT_MODE, OPT_EMIT_SLURM, OPT_SHARDS, OPT_FILTER, OPT_MERGE, OPT_RESUME,
+       OPT_PROGRESS, OPT_NO_PROGRESS };
+static const struct option sweep_longopts[] = {
+    {"config", required_argument, NULL, 'c'},     {"trace", required_argument, NULL, 't'},
+    {"out", required_argument, NULL, 'o'},        {"jobs", required_argument, NULL, 'j'},
+    {"sweep", required_argument, NULL, 's'},      {"help", no_argument, NULL, 'h'},
+    {"grid", required_argument, NULL, OPT_GRID},  {"zip", required_argument, NULL, OPT_ZIP},
+    {"shard", required_argument, NULL, OPT_SHARD}, {"engine", required_argument, NULL, OPT_ENGINE},
+    {"mode", required_argument, NULL, OPT_MODE},  {"emit-slurm", required_argument, NULL, OPT_EMIT_SLURM},
+    {"shards", required_argument, NULL, OPT_SHARDS}, {"filter", required_argument, NULL, OPT_FILTER},
+    {"merge", no_argument, NULL, OPT_MERGE},      {"resume", no_argument, NULL, OPT_RESUME},
+    {"progress", no_argument, NULL, OPT_PROGRESS}, {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {NULL, 0, NULL, 0}};
+
 static int parse_opts(int argc, char **argv, sw_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -172,55 +190,65 @@ static int parse_opts(int argc, char **argv, sw_opts *o)
     o->slurm_shards = 4;
     sw_def_init(&o->def);
     char err[600];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 1; }
-        if (!strcmp(a, "--resume")) { o->resume = 1; continue; }
-        if (!strcmp(a, "--progress")) { o->progress = 1; continue; }
-        if (!strcmp(a, "--no-progress")) { o->progress = 0; continue; }
-        if (!strcmp(a, "--merge")) {
+    optind = 0; /* a fresh scan; '+': no permutation, the first operand ends the options */
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "+:c:t:o:j:s:h", sweep_longopts, NULL)) != -1) {
+        const char *v = optarg;
+        const int typed_long = mx_getopt_was_long(argv); /* messages name the option as typed */
+        switch (ch) {
+        case 'h': usage(stdout); return 1;
+        case OPT_RESUME: o->resume = 1; break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_NO_PROGRESS: o->progress = 0; break;
+        case OPT_MERGE: /* --merge DIR [DIR...]: the operands up to the next option */
             if (o->nmerge) { mx_print_error(P, "option '--merge' given twice (list every DIR after one --merge)"); return 2; }
-            while (i + 1 < argc && argv[i + 1][0] != '-') {
+            while (optind < argc && argv[optind][0] != '-') {
                 if (o->nmerge == SW_MAX_DIRS) { mx_print_error(P, "option '--merge': more than %d directories", SW_MAX_DIRS); return 2; }
-                o->merge[o->nmerge++] = argv[++i];
+                o->merge[o->nmerge++] = argv[optind++];
             }
             if (!o->nmerge) { mx_print_error(P, "option '--merge' needs at least one sweep directory"); return 2; }
-            continue;
-        }
-        static const char *takes[] = {"-c", "--config", "-t", "--trace", "--grid", "--zip", "-o", "--out", "-j", "--jobs",
-                                      "--shard", "--engine", "--mode", "-s", "--sweep", "--emit-slurm", "--shards", "--filter"};
-        int known = 0;
-        for (size_t k = 0; k < sizeof takes / sizeof takes[0]; k++) known |= !strcmp(a, takes[k]);
-        if (!known) { mx_print_error(P, "unknown option '%s' (mxsim sweep --help)", a); return 2; }
-        if (i + 1 >= argc) { mx_print_error(P, "option '%s' needs a value", a); return 2; }
-        const char *v = argv[++i];
-        if (!strcmp(a, "-c") || !strcmp(a, "--config")) o->def.base = v;
-        else if (!strcmp(a, "-t") || !strcmp(a, "--trace")) {
-            if (sw_def_add_trace(&o->def, v, err, sizeof err)) { mx_print_error(P, "option '%s': %s", a, err); return 2; }
-        } else if (!strcmp(a, "--grid")) {
+            break;
+        case 'c': o->def.base = v; break;
+        case 't':
+            if (sw_def_add_trace(&o->def, v, err, sizeof err)) { mx_print_error(P, "option '%s': %s", typed_long ? "--trace" : "-t", err); return 2; }
+            break;
+        case OPT_GRID:
             if (sw_def_add_axis(&o->def, v, 0, err, sizeof err)) { mx_print_error(P, "option '--grid': %s", err); return 2; }
-        } else if (!strcmp(a, "--zip")) {
+            break;
+        case OPT_ZIP:
             if (sw_def_add_axis(&o->def, v, 1, err, sizeof err)) { mx_print_error(P, "option '--zip': %s", err); return 2; }
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--out")) o->outdir = v;
-        else if (!strcmp(a, "-s") || !strcmp(a, "--sweep")) o->sweep_yaml = v;
-        else if (!strcmp(a, "--filter")) {
+            break;
+        case 'o': o->outdir = v; break;
+        case 's': o->sweep_yaml = v; break;
+        case OPT_FILTER:
             if (o->nfilter == SW_MAX_FILTERS) { mx_print_error(P, "option '--filter': more than %d filters", SW_MAX_FILTERS); return 2; }
             o->filter[o->nfilter++] = v;
-        }
-        else if (!strcmp(a, "--emit-slurm")) o->slurm_file = v;
-        else if (!strcmp(a, "--shards")) {
+            break;
+        case OPT_EMIT_SLURM: o->slurm_file = v; break;
+        case OPT_SHARDS:
             if (parse_int(v, 1, 10000, &o->slurm_shards)) { mx_print_error(P, "option '--shards': must be an integer 1..10000, got '%s'", v); return 2; }
-        } else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-            if (parse_int(v, 0, 256, &o->jobs)) { mx_print_error(P, "option '%s': must be an integer 0..256 (0: all CPUs), got '%s'", a, v); return 2; }
-        } else if (!strcmp(a, "--shard")) {
+            break;
+        case 'j':
+            if (parse_int(v, 0, 256, &o->jobs)) { mx_print_error(P, "option '%s': must be an integer 0..256 (0: all CPUs), got '%s'", typed_long ? "--jobs" : "-j", v); return 2; }
+            break;
+        case OPT_SHARD:
             if (parse_shard(v, &o->shard_i, &o->shard_n)) { mx_print_error(P, "option '--shard': must be I/N with 0 <= I < N, got '%s'", v); return 2; }
-        } else if (!strcmp(a, "--engine")) {
+            break;
+        case OPT_ENGINE:
             if (strcmp(v, "analytic") && strcmp(v, "cycle")) { mx_print_error(P, "option '--engine': must be analytic or cycle, got '%s'", v); return 2; }
             o->def.engine = v;
-        } else if (!strcmp(a, "--mode")) {
+            break;
+        case OPT_MODE:
             if (strcmp(v, "timing") && strcmp(v, "functional")) { mx_print_error(P, "option '--mode': must be timing or functional, got '%s'", v); return 2; }
             o->def.mode = v;
+            break;
+        default: return mx_getopt_fail(P, ch, argv, sweep_longopts);
         }
+    }
+    if (optind < argc) {
+        mx_print_error(P, "unexpected argument '%s' (options only; --merge takes the directories: mxsim sweep --help)", argv[optind]);
+        return 2;
     }
     return 0;
 }
@@ -370,6 +398,66 @@ static int run_point(const sw_def *d, size_t p, const char *tmp, const char *fin
 
 /* ---- the parallel driver -------------------------------------------------- */
 
+/* The digits at *s (advanced past them) as a number; -1 if none. */
+static long digits(const char **s)
+{
+    long v = 0;
+    const char *b = *s;
+    while (**s >= '0' && **s <= '9' && *s - b < 18) v = v * 10 + (**s - '0'), (*s)++;
+    return *s > b ? v : -1;
+}
+
+/* Whether NAME is a temporary point directory of a sweep that is no longer
+ * running: ".tmp-p<digits>-<pid>-<slot>" then "@<host>" (none: written by an
+ * older mxsim, taken as this host's) and maybe ".old.<pid>" (a replaced
+ * point).  Stale when the host is this one and its sweep process <pid> is
+ * gone (or is this process, which has not started any point yet).  A
+ * directory of another host is never touched: shards of other machines may
+ * be writing into DIR at the same time. */
+static int stale_tmp(const char *name, const char *host)
+{
+    const char *s = name;
+    if (strncmp(s, ".tmp-p", 6) != 0) return 0;
+    s += 6;
+    long pid;
+    if (digits(&s) < 0 || *s++ != '-' || (pid = digits(&s)) <= 0 || *s++ != '-' || digits(&s) < 0) return 0;
+    if (*s == '@') {
+        s++;
+        const char *old = strstr(s, ".old.");
+        size_t hl = old ? (size_t)(old - s) : strlen(s);
+        if (strlen(host) != hl || strncmp(s, host, hl) != 0) return 0;
+        s += hl;
+    }
+    if (!strncmp(s, ".old.", 5)) {
+        s += 5;
+        if (digits(&s) < 0) return 0;
+    }
+    if (*s) return 0;
+    return (pid_t)pid == getpid() || (kill((pid_t)pid, 0) != 0 && errno == ESRCH);
+}
+
+/* Removes DIR/points/ temporaries left by a killed sweep (stale_tmp); the
+ * number removed. */
+static int clean_stale_tmps(const char *outdir, const char *host)
+{
+    char pdir[4400];
+    snprintf(pdir, sizeof pdir, "%s/points", outdir);
+    DIR *d = opendir(pdir);
+    if (!d) return 0;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (stale_tmp(e->d_name, host)) {
+            char sub[4700];
+            snprintf(sub, sizeof sub, "%s/%s", pdir, e->d_name);
+            rm_rf(sub);
+            n++;
+        }
+    closedir(d);
+    return n;
+}
+
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -418,6 +506,12 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
     if (!todo || !kids) { free(todo); free(kids); mx_print_error(P, "out of memory"); return 2; }
     size_t nt = 0;
     *n_skip = *n_run = *n_err = 0;
+    char host[256] = "localhost";
+    gethostname(host, sizeof host - 1);
+    int stale = clean_stale_tmps(o->outdir, host);
+    if (stale)
+        printf("sweep: removed %d temporary point director%s of an interrupted sweep from %s/points\n", stale,
+               stale == 1 ? "y" : "ies", o->outdir);
     for (size_t p = 0; p < np; p++) {
         if ((int)(p % (size_t)o->shard_n) != o->shard_i || !sw_def_keep(d, p)) continue;
         char id[32], final[4400];
@@ -439,9 +533,10 @@ static int run_points(const sw_opts *o, size_t *n_run, size_t *n_err, size_t *n_
             char id[32];
             k->p = todo[next++];
             sw_point_id(k->p, id, sizeof id);
-            snprintf(k->tmp, sizeof k->tmp, "%s/points/.tmp-%s-%ld-%d", o->outdir, id, (long)getpid(), slot);
-            rm_rf(k->tmp);
-            if (mkdir(k->tmp, 0777) != 0) {
+            const int tl = snprintf(k->tmp, sizeof k->tmp, "%s/points/.tmp-%s-%ld-%d@%s", o->outdir, id, (long)getpid(), slot, host);
+            if (tl < 0 || (size_t)tl >= sizeof k->tmp) errno = ENAMETOOLONG;
+            else rm_rf(k->tmp);
+            if (tl < 0 || (size_t)tl >= sizeof k->tmp || mkdir(k->tmp, 0777) != 0) {
                 mx_print_error(P, "option '-o': cannot create '%s': %s", k->tmp, strerror(errno));
                 rc = 2;
                 next = nt;

@@ -6,6 +6,7 @@
 
 #include "yaml_cpp.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -542,16 +543,71 @@ extern "C" int mx_config_load(const char *path, mx_arch_config *c, char *energy_
     return 0;
 }
 
+namespace {
+
+bool is_dir(const std::string &p)
+{
+    struct stat st;
+    return stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// The data directories, in order (mx_data_find): the installed one next to
+// the binary, then the source tree's.
+std::vector<std::string> data_dirs()
+{
+    std::vector<std::string> d;
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        std::string share = dirname_of(dirname_of(exe)) + "/share/mxsim";
+        if (is_dir(share)) d.push_back(share);
+    }
+    if (is_dir(MXSIM_SRC_DIR) && (d.empty() || d[0] != MXSIM_SRC_DIR)) d.push_back(MXSIM_SRC_DIR);
+    return d;
+}
+
+} // namespace
+
+extern "C" int mx_data_find(const char *from, const char *rel, char *out, size_t cap, char *looked, size_t lcap)
+{
+    std::string r(rel);
+    std::vector<std::string> cand;
+    if (!r.empty() && r[0] == '/') cand.push_back(r);
+    else {
+        cand.push_back(dirname_of(from) + "/" + r);
+        for (const std::string &d : data_dirs()) {
+            cand.push_back(d + "/configs/" + r);
+            cand.push_back(d + "/" + r);
+        }
+    }
+    struct stat st;
+    size_t hit = 0;
+    while (hit < cand.size() && stat(cand[hit].c_str(), &st) != 0) hit++;
+    const bool found = hit < cand.size() || cand.size() == 1;
+    snprintf(out, cap, "%s", cand[found ? std::min(hit, cand.size() - 1) : 0].c_str());
+    if (looked && lcap) {
+        std::string l;
+        for (const std::string &c : cand) l += (l.empty() ? "" : ", ") + c;
+        snprintf(looked, lcap, "%s", l.c_str());
+    }
+    return found ? 0 : -1;
+}
+
 extern "C" int mx_config_energy_path(const char *config_path, const mx_arch_config *c, char *out, char *err,
                                      size_t errlen)
 {
-    std::string e = c->energy_table, file(config_path);
-    if (!e.empty() && e[0] != '/') e = dirname_of(file) + "/" + e;
-    if (e.size() >= MX_ARCH_PATH_MAX) {
+    std::string file(config_path);
+    char path[4096], looked[2048];
+    if (mx_data_find(config_path, c->energy_table, path, sizeof path, looked, sizeof looked) != 0) {
+        copy_err(err, errlen, file + ": key 'energy.table': no file '" + c->energy_table + "' (looked for " + looked + ")");
+        return -1;
+    }
+    if (strlen(path) >= MX_ARCH_PATH_MAX) {
         copy_err(err, errlen, file + ": key 'energy.table': path too long");
         return -1;
     }
-    snprintf(out, MX_ARCH_PATH_MAX, "%s", e.c_str());
+    memcpy(out, path, strlen(path) + 1); /* fits: checked above */
     return 0;
 }
 
@@ -648,25 +704,25 @@ extern "C" int mx_energy_load(const char *path, mx_energy_table *t, char *err, s
     return 0;
 }
 
-// memory.dram: a preset name (configs/dram/NAME.yaml next to the config
-// file, else in the source tree) or a .yaml/.ini path relative to the config.
+// memory.dram: a preset name (dram/NAME.yaml) or a .yaml/.ini path, found
+// by mx_data_find (next to the config, then the data directories).
 extern "C" int mx_config_dram(const char *config_path, mx_arch_config *c, char *err, size_t errlen)
 {
     c->dram_model = 0;
     memset(&c->dram_cal, 0, sizeof c->dram_cal);
     if (!c->dram_preset[0]) return 0;
-    std::string v = c->dram_preset, dir = dirname_of(config_path), path;
+    std::string v = c->dram_preset, path;
     bool is_name = v.find('/') == std::string::npos && v.find('.') == std::string::npos;
-    if (is_name) {
-        std::string a = dir + "/dram/" + v + ".yaml", b = std::string(MXSIM_SRC_DIR) + "/configs/dram/" + v + ".yaml";
-        struct stat st;
-        path = stat(a.c_str(), &st) == 0 ? a : stat(b.c_str(), &st) == 0 ? b : "";
-        if (path.empty()) {
-            copy_err(err, errlen, std::string(config_path) + ": key 'memory.dram': no preset '" + v + "' (looked for " + a + " and " + b + ")");
+    {   /* a name: dram/NAME.yaml; a path as given (mx_data_find: next to the
+         * config, then the data directories) */
+        char found[4096], looked[2048];
+        const std::string rel = is_name ? "dram/" + v + ".yaml" : v;
+        const int rc = mx_data_find(config_path, rel.c_str(), found, sizeof found, looked, sizeof looked);
+        if (rc != 0 && is_name) {
+            copy_err(err, errlen, std::string(config_path) + ": key 'memory.dram': no preset '" + v + "' (looked for " + looked + ")");
             return -1;
         }
-    } else {
-        path = v[0] == '/' ? v : dir + "/" + v;
+        path = found; /* a path found nowhere: the loader names it (next to the config) */
     }
     char derr[600];
     if (mx_dram_config_load(path.c_str(), &c->dram, derr, sizeof derr) != 0) {

@@ -133,11 +133,24 @@ static inline int mx_check_output_file(const char *option, const char *path, cha
 int mx_config_load(const char *path, mx_arch_config *c, char *energy_path, char *err,
                    size_t errlen);
 
-/* The energy table path of c (key energy.table) resolved relative to the
- * config file's directory, into out (MX_ARCH_PATH_MAX bytes).  Call after
- * the overrides, which may change the key.  0, or -1 with err set. */
+/* The energy table path of c (key energy.table) found by mx_data_find from
+ * the config file, into out (MX_ARCH_PATH_MAX bytes).  Call after the
+ * overrides, which may change the key.  0, or -1 with err set (also when
+ * no candidate exists: the message lists them). */
 int mx_config_energy_path(const char *config_path, const mx_arch_config *c, char *out, char *err,
                           size_t errlen);
+
+/* Where a relative path REL named in the file FROM (a config's energy.table,
+ * memory.dram; a sweep file's base and traces) is: the first that exists of
+ *   1. FROM's directory/REL;
+ *   2. DATA/configs/REL, then DATA/REL, for DATA the installed data directory
+ *      (the binary's directory/../share/mxsim, as `make install` lays it out;
+ *      found from /proc/self/exe, so PREFIX and DESTDIR need no rebuild),
+ *      then the source tree mxsim was built from (a binary in build/);
+ *      a directory that does not exist is skipped.
+ * An absolute REL is itself.  0 with out set; -1 when none exists: out gets
+ * candidate 1 and looked (may be NULL) every candidate, ", "-separated. */
+int mx_data_find(const char *from, const char *rel, char *out, size_t cap, char *looked, size_t lcap);
 
 /* Applies one override "dotted.key=value" (as in the file) to c.  0 or -1. */
 int mx_config_override(mx_arch_config *c, const char *assignment, char *err, size_t errlen);

@@ -32,3 +32,17 @@ void mx_csv_field(FILE *f, const char *v)
     }
     fputc('"', f);
 }
+
+void mx_html_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default:
+            if ((unsigned char)*s >= 0x20 || *s == '\n') fputc(*s, f);
+        }
+    }
+}

@@ -93,15 +93,17 @@ int sw_def_axis_key(sw_def *d, int a, int zip, const char *key, const char *cons
     return 0;
 }
 
-int sw_def_add_axis(sw_def *d, const char *spec, int zip, char *err, size_t errlen)
+/* One "KEY=V1,V2,..." into axis a (a == naxes: a new one). */
+static int add_key_list(sw_def *d, int a, int zip, const char *spec, size_t len, char *err, size_t errlen)
 {
-    const char *eq = strchr(spec, '=');
-    if (!eq) { snprintf(err, errlen, "'%s' is not KEY=V1,V2,...", spec); return -1; }
+    const char *eq = memchr(spec, '=', len);
+    if (!eq) { snprintf(err, errlen, "'%.*s' is not KEY=V1,V2,...", (int)len, spec); return -1; }
     char key[SW_VALUE_MAX];
     if ((size_t)(eq - spec) >= sizeof key) { snprintf(err, errlen, "key too long"); return -1; }
     snprintf(key, sizeof key, "%.*s", (int)(eq - spec), spec);
-    char *list = strdup(eq + 1);
-    const char **vals = malloc(sizeof *vals * (strlen(eq + 1) + 2));
+    size_t vlen = len - (size_t)(eq + 1 - spec);
+    char *list = strndup(eq + 1, vlen);
+    const char **vals = malloc(sizeof *vals * (vlen + 2));
     if (!list || !vals) { free(list); free(vals); snprintf(err, errlen, "out of memory"); return -1; }
     int n = 0;
     if (*list) {
@@ -114,13 +116,24 @@ int sw_def_add_axis(sw_def *d, const char *spec, int zip, char *err, size_t errl
             s = c + 1;
         }
     }
-    int a = d->naxes;
-    if (zip && d->cli_zip) a = d->cli_zip - 1;
     int rc = sw_def_axis_key(d, a, zip, key, vals, n, err, errlen);
-    if (!rc && zip) d->cli_zip = a + 1;
     free(list);
     free(vals);
     return rc;
+}
+
+int sw_def_add_axis(sw_def *d, const char *spec, int zip, char *err, size_t errlen)
+{
+    if (!zip) return add_key_list(d, d->naxes, 0, spec, strlen(spec), err, errlen);
+    /* a zip group: KEY=LIST;KEY=LIST;... all in one new axis */
+    const int a = d->naxes;
+    for (const char *s = spec;;) {
+        const char *semi = strchr(s, ';');
+        size_t len = semi ? (size_t)(semi - s) : strlen(s);
+        if (add_key_list(d, a, 1, s, len, err, errlen) != 0) return -1;
+        if (!semi) return 0;
+        s = semi + 1;
+    }
 }
 
 size_t sw_def_npoints(const sw_def *d)

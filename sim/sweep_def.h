@@ -36,7 +36,6 @@ typedef struct {
     int ntraces;
     sw_axis axes[SW_MAX_AXES];
     int naxes;
-    int cli_zip; /* index + 1 of the axis the command line's --zip options fill */
     const char *filters[SW_MAX_FILTERS]; /* "KEY OP VALUE" or "KEY OP KEY": points kept */
     int nfilters;
     const char *engine; /* NULL: the config's */
@@ -49,8 +48,9 @@ void sw_def_init(sw_def *d);
 void sw_def_free(sw_def *d);
 const char *sw_def_strdup(sw_def *d, const char *s);
 int sw_def_add_trace(sw_def *d, const char *path, char *err, size_t errlen);
-/* "KEY=V1,V2,..." as a new grid axis (zip=0) or into the command line's
- * zipped axis (zip=1).  0 or -1 with err set. */
+/* A new axis: "KEY=V1,V2,..." (a grid axis, zip=0) or a zip group
+ * "KEY=V1,V2,...;KEY=V1,V2,..." whose keys advance together (zip=1; each
+ * call one more group, crossed with the others).  0 or -1 with err set. */
 int sw_def_add_axis(sw_def *d, const char *spec, int zip, char *err, size_t errlen);
 /* Adds key with values to axis a (a == naxes: a new axis).  0 or -1. */
 int sw_def_axis_key(sw_def *d, int a, int zip, const char *key, const char *const *vals, int nvals, char *err,

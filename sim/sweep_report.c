@@ -7,6 +7,7 @@
  * per setting of the other axes.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
+#include "json_out.h"
 #include "sweep_out.h"
 #include "config_yaml.h"
 #include "version.h"
@@ -246,19 +247,7 @@ static int run_gnuplot(const char *dir)
 
 /* ---- index.html ---------------------------------------------------------- */
 
-static void h(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        default:
-            if ((unsigned char)*s >= 0x20 || *s == '\n') fputc(*s, f);
-        }
-    }
-}
+static void h(FILE *f, const char *s) { mx_html_text(f, s); }
 
 static void best_line(FILE *f, const sw_def *d, const sw_row *rows, size_t n, int t, int which)
 {

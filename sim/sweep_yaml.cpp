@@ -1,6 +1,8 @@
 // sweep_yaml.cpp — reads a sweep file (`mxsim sweep -s SWEEP.yaml`) into a
 // sw_def (sim/sweep_def.h).  Keys: base, traces, grid, zip, engine, mode, out;
-// relative paths (base, traces, out) are relative to the sweep file.
+// relative paths (base, traces) are found next to the sweep file, then in
+// the data directories (mx_data_find); out is relative to the sweep file.
+#include "config_yaml.h"
 #include "sweep_def.h"
 #include "yaml_cpp.h"
 
@@ -20,11 +22,14 @@ std::string at(const std::string &file, const YAML::Node &n, const std::string &
     return file + ":" + std::to_string(line) + ": key '" + key + "': " + what;
 }
 
+// A path of the sweep file: next to it, else in the data directories
+// (mx_data_find; found nowhere: next to it, for the error to name).
 std::string rel(const std::string &file, const std::string &p)
 {
     if (p.empty() || p[0] == '/') return p;
-    size_t s = file.rfind('/');
-    return s == std::string::npos ? p : file.substr(0, s + 1) + p;
+    char out[4096];
+    mx_data_find(file.c_str(), p.c_str(), out, sizeof out, nullptr, 0);
+    return out;
 }
 
 std::vector<std::string> scalars(const std::string &file, const YAML::Node &n, const std::string &key)
@@ -98,7 +103,9 @@ extern "C" int sw_def_load_yaml(const char *path, sw_def *d, const char **out, c
                 for (const std::string &f : scalars(file, v, k)) filters.emplace_back(f, v);
             } else if (k == "out") {
                 if (!v.IsScalar()) throw sweep_error{at(file, v, k, "expected a directory name")};
-                *out = sw_def_strdup(d, rel(file, v.Scalar()).c_str());
+                const std::string o = v.Scalar();
+                const size_t sl = file.rfind('/');
+                *out = sw_def_strdup(d, (o.empty() || o[0] == '/' || sl == std::string::npos ? o : file.substr(0, sl + 1) + o).c_str());
             } else {
                 throw sweep_error{at(file, it->first, k, "unknown key (expected base, traces, grid, zip, filters, engine, mode, out)")};
             }

@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 extern "C" {
 #include "arch/mx_arch.h"
@@ -17,15 +20,18 @@ extern "C" {
 #include "config_yaml.h"
 
 namespace {
-mx_arch_config ddr4_cfg()
+// configs/mxsf.yaml with a DRAM preset
+mx_arch_config preset_cfg(const char *dram)
 {
     mx_arch_config c;
-    char err[600], ep[600];
+    char err[600], ep[600], set[80];
+    std::snprintf(set, sizeof set, "memory.dram=%s", dram);
     EXPECT_EQ(mx_config_load(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, ep, err, sizeof err), 0) << err;
-    EXPECT_EQ(mx_config_override(&c, "memory.dram=ddr4_3200", err, sizeof err), 0) << err;
+    EXPECT_EQ(mx_config_override(&c, set, err, sizeof err), 0) << err;
     EXPECT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
     return c;
 }
+mx_arch_config ddr4_cfg() { return preset_cfg("ddr4_3200"); }
 } // namespace
 
 TEST(DramCalibration, Ddr4ByHand)
@@ -148,4 +154,184 @@ TEST(DramStore, OutputHalfHeldUntilTheStoreFitsTheWriteQueue)
         }
         EXPECT_GT((double)cyc[0], 1.3 * (double)cyc[1]) << sh[0] << "x" << sh[1] << "x" << sh[2];
     }
+}
+
+// The first two loads of a double-buffered GEMM are issued together (tile 1
+// waits for nothing), and the FR-FCFS controller serves row hits of either
+// first: in 80x16x16 BF16 on a 32x32 array (tiles 32x16x16, A rows K
+// contiguous), tile 1's A rows share tile 0's DRAM row, so they are served
+// before tile 0's B (another region, a row miss).  The pair probe must give
+// the cycle engine's tile-0 and tile-1 readiness exactly (a second
+// implementation: the engine issues, queues and retires every burst itself),
+// and tile 0 must be later than probed alone.
+TEST(DramPairProbe, FirstTwoLoadsAsTheCycleEngineIssuesThem)
+{
+    const long long shapes[][3] = {{80, 16, 16}, {96, 64, 256}, {64, 40, 100}};
+    const char *fmts[] = {"bf16", "mxsf"};
+    for (const char *fmt : fmts)
+        for (const auto &sh : shapes) {
+            mx_arch_config c = ddr4_cfg();
+            set_formats(c, fmt);
+            mx_gemm g = test_gemm(sh[0], sh[1], sh[2]);
+            char err[600];
+            mx_operand_fmt fa, fb, fo;
+            ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
+            mx_tiling tl;
+            ASSERT_EQ(mx_arch_tiling(&c, &fa, &fb, g.M, g.N, g.K, &tl, err, sizeof err), 0) << err;
+            ASSERT_TRUE(tl.double_buffer);
+            ASSERT_GE(tl.m_tiles * tl.n_tiles * tl.k_tiles, 2);
+            // tile 1 of the loop order (k innermost, then the inner of m/n)
+            long long ki = 1 % tl.k_tiles, r = 1 / tl.k_tiles;
+            long long inner = tl.n_outer ? tl.m_tiles : tl.n_tiles;
+            long long mi = tl.n_outer ? r % inner : r / inner, ni = tl.n_outer ? r / inner : r % inner;
+            int what = (mi != 0 || ki != 0 ? MX_PROBE_A : 0) | (ni != 0 || ki != 0 ? MX_PROBE_B : 0);
+            auto ext = [](long long i, long long n, long long t, long long all) { return i == n - 1 ? all - i * t : t; };
+            mx_probe_xfer xf[2] = {
+                {0, ext(0, tl.m_tiles, tl.mt, g.M), 0, ext(0, tl.n_tiles, tl.nt, g.N), 0, ext(0, tl.k_tiles, tl.kt, g.K),
+                 MX_PROBE_A | MX_PROBE_B},
+                {mi * tl.mt, ext(mi, tl.m_tiles, tl.mt, g.M), ni * tl.nt, ext(ni, tl.n_tiles, tl.nt, g.N), ki * tl.kt,
+                 ext(ki, tl.k_tiles, tl.kt, g.K), what}};
+            mx_tile_probe pp[2], alone;
+            ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
+            ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, xf[0].m, 0, xf[0].n, 0, xf[0].k,
+                                          MX_PROBE_A | MX_PROBE_B, &alone), 0);
+            mx_stats s;
+            mx_cycle_tile rec[2];
+            ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &s, rec, 2, err, sizeof err), 0) << err;
+            const std::string at = std::string(fmt) + " " + std::to_string(sh[0]) + "x" + std::to_string(sh[1]) + "x" +
+                                   std::to_string(sh[2]);
+            EXPECT_EQ(pp[0].cycles, rec[0].load_ready) << at;
+            EXPECT_GE(pp[0].cycles, alone.cycles) << at;
+            EXPECT_GE(pp[1].cycles, rec[1].load_ready) << at; // both in: the later of the two
+            if (sh[0] == 80 && !strcmp(fmt, "bf16")) {
+                EXPECT_GT(pp[0].cycles, alone.cycles + 50) << at; // tile 1's A went first
+                EXPECT_LT(rec[1].load_ready, rec[0].load_ready) << at;
+            }
+        }
+}
+
+// Two stores queued together are served as one stream of row hits: the
+// output tiles of 48x16x5 MXSF on an 8x8 array (32x16 and 16x16, LPDDR4)
+// are contiguous rows of one DRAM row, and their scale bytes share one
+// burst in another row, so each store alone pays a row switch to its scales
+// and back, while the pair pays it once.  The analytic engine charges a
+// store that starts right behind another its marginal time (pair less the
+// first alone), which must be below its time alone.
+TEST(DramPairProbe, StoresBackToBackShareTheirRowSwitches)
+{
+    mx_arch_config c = preset_cfg("lpddr4_2400");
+    char err[600];
+    c.rows = c.cols = 8;
+    mx_gemm g = test_gemm(48, 16, 5);
+    mx_operand_fmt fa, fb, fo;
+    ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
+    mx_probe_xfer xf[2] = {{0, 32, 0, 16, 0, 0, MX_PROBE_STORE}, {32, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
+    mx_tile_probe pp[2], a0, a1;
+    ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
+    ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, 32, 0, 16, 0, 0, MX_PROBE_STORE, &a0), 0);
+    ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 32, 16, 0, 16, 0, 0, MX_PROBE_STORE, &a1), 0);
+    EXPECT_EQ(pp[0].bursts + pp[1].bursts, a0.bursts + a1.bursts);
+    EXPECT_EQ(a1.bursts, 3); // 256 B of codes in two 128-byte LPDDR4 bursts, and one burst of scales
+    EXPECT_LT(pp[1].cycles - a0.cycles, a1.cycles - c.dram_cal.write_latency);
+    // and the analytic engine, which uses it, is within 5% of the cycle engine here (10.6% before)
+    mx_stats an, cy;
+    c.engine = MX_ENGINE_ANALYTIC;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
+    c.engine = MX_ENGINE_CYCLE;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.05 * (double)cy.cycles);
+}
+
+// Background energy in the analytic engine: each rank in precharged standby
+// until its first access, then (open page) in active standby except after a
+// REF until the next access.  A small GEMM touches only some of HBM2's 8
+// channels (the others stay precharged: the cycle engine charged 16x32x9
+// BF16 29% less than a calibration mix of every rank did); a long one on
+// LPDDR4 touches one of its two ranks first.  The cycle engine accounts
+// every rank's open banks clock by clock: a second implementation.
+TEST(DramBackground, AnalyticFollowsTheRanksTouched)
+{
+    // the last two touch some channels / ranks only with their first stores
+    // (output region): charged from time 0 they were 7.8% and 11.3% high
+    struct { const char *dram, *fmt; int size; mx_dataflow df; long long M, N, K; } cases[] = {
+        {"hbm2", "bf16", 8, MX_DATAFLOW_OS, 16, 32, 9},
+        {"hbm2", "mxsf", 8, MX_DATAFLOW_WS, 16, 98, 31},
+        {"lpddr4_2400", "mxsf", 32, MX_DATAFLOW_OS, 352, 128, 505},
+        {"hbm2", "mxsf", 32, MX_DATAFLOW_OS, 512, 512, 512},
+        {"ddr4_3200", "mxsf", 32, MX_DATAFLOW_OS, 256, 1024, 64},
+        {"hbm2", "mxsf", 32, MX_DATAFLOW_OS, 56, 320, 16},
+        {"lpddr4_2400", "mxsf", 32, MX_DATAFLOW_WS, 1165, 69, 16},
+    };
+    for (const auto &k : cases) {
+        mx_arch_config c = preset_cfg(k.dram);
+        char err[600];
+        c.rows = c.cols = k.size;
+        c.dataflow = k.df;
+        set_formats(c, k.fmt);
+        mx_gemm g = test_gemm(k.M, k.N, k.K);
+        mx_stats an, cy;
+        c.engine = MX_ENGINE_ANALYTIC;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
+        c.engine = MX_ENGINE_CYCLE;
+        ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
+        EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.07 * cy.dram_energy_pj) // the validation bound, 10%, less a margin
+            << k.dram << " " << k.fmt << " " << k.M << "x" << k.N << "x" << k.K;
+    }
+}
+
+// A store on a DRAM the previous store left idle with its row open, by hand
+// from the HBM2 preset (tCK 1 ns = 1 accelerator cycle; tRCD 14, CWL 4,
+// BL4 = 2 clocks of data, tCCD_L 2): 35x16x16 BF16 output tiles of 16 x 16
+// are 512 contiguous bytes, 8 bursts in one row of one bank group.  Alone,
+// on a fresh DRAM: ACT, WR at tRCD, first data done at 14 + 4 + 2 = 20, the
+// other 7 every tCCD_L: 34.  The next tile's store, issued once the first
+// is done, finds its row open: first write done CWL + 2 = 6 after it is
+// issued, the last 6 + 7 x 2 = 20 after.  The analytic engine charges a
+// store that starts on an idle DRAM this time (after a store or a load),
+// not its time alone.
+TEST(DramPairProbe, StoreOnTheRowThePreviousStoreLeftOpen)
+{
+    mx_arch_config c = preset_cfg("hbm2");
+    char err[600];
+    c.rows = c.cols = 8;
+    set_formats(c, "bf16");
+    mx_gemm g = test_gemm(35, 16, 16);
+    mx_operand_fmt fa, fb, fo;
+    ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
+    mx_tile_probe alone, pp[2];
+    ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, 16, 0, 16, 0, 0, MX_PROBE_STORE, &alone), 0);
+    EXPECT_EQ(alone.bursts, 8);
+    EXPECT_EQ(alone.cycles, 14 + 4 + 2 + 7 * 2);
+    EXPECT_EQ(c.dram_cal.write_latency, 14 + 4 + 2); // one write alone
+    mx_probe_xfer xf[2] = {{0, 16, 0, 16, 0, 0, MX_PROBE_STORE}, {16, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
+    const long long at = alone.end_clock + 1;
+    ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, at, pp), 0);
+    EXPECT_EQ(pp[0].cycles, alone.cycles);
+    EXPECT_EQ(pp[1].first - at, 4 + 2);
+    EXPECT_EQ(pp[1].cycles - at, 4 + 2 + 7 * 2);
+}
+
+// A store larger than the write queue is held (its output half with it)
+// until the controller drains it, and the controller serves reads first: in
+// 16x1808x80 MXSF, weight stationary on 8x8 with DDR4 (one output tile per
+// tile, loads ~650 cycles, compute 531), the next tile's load is already
+// queued when the held store could drain, so the store (and the tile that
+// needs its half) waits for that load as well; every other tile stalls ~700
+// cycles in the cycle engine.  The analytic engine reserves the next load's
+// channel time first: within 3% here (15.6% short when it drained the store
+// right after the current load).
+TEST(DramStore, HeldStoreDrainsAfterTheNextQueuedLoad)
+{
+    mx_arch_config c = ddr4_cfg();
+    c.rows = c.cols = 8;
+    c.dataflow = MX_DATAFLOW_WS;
+    mx_gemm g = test_gemm(16, 1808, 80);
+    char err[600];
+    mx_stats an, cy;
+    c.engine = MX_ENGINE_ANALYTIC;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
+    c.engine = MX_ENGINE_CYCLE;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.03 * (double)cy.cycles);
+    EXPECT_GT(cy.stall[MX_STALL_DRAM], cy.compute_cycles / 2); // the starvation is there to model
 }

@@ -3,6 +3,7 @@
 // is accepted by --set, and applying all of them to the defaults gives the
 // same configuration back (for every shipped config); `mxsim run` writes it
 // and the overrides into report.json.
+#include <jansson.h>
 #include "cli_helpers.h"
 #include "config_dump.h"
 #include "config_yaml.h"
@@ -104,7 +105,12 @@ TEST(ConfigDump, RunReportCarriesOverridesAndResolvedConfig)
                                     "arch.rows=16", "--set", "memory.dram=ddr4_3200", "--set", "arch.rows=8", "--set", "arch.clock_ghz=0.1234567890123", "-o", out, "-q"});
     ASSERT_EQ(r.status, 0) << r.err;
     std::string js = clitest::read_text(out + "/report.json");
-    EXPECT_NE(js.find("\"overrides\": [\"arch.rows=16\", \"memory.dram=ddr4_3200\", \"arch.rows=8\", \"arch.clock_ghz=0.1234567890123\"]"), std::string::npos) << js;
+    json_error_t je;
+    json_t *rep = json_loads(js.c_str(), 0, &je);
+    ASSERT_NE(rep, nullptr) << je.text;
+    json_t *want_ov = json_pack("[s,s,s,s]", "arch.rows=16", "memory.dram=ddr4_3200", "arch.rows=8", "arch.clock_ghz=0.1234567890123");
+    EXPECT_TRUE(json_equal(json_object_get(rep, "overrides"), want_ov)) << js;
+    json_decref(want_ov);
     EXPECT_NE(js.find("\"arch.rows\": \"8\""), std::string::npos);
     EXPECT_NE(js.find("\"memory.dram\": \"ddr4_3200\""), std::string::npos);
     EXPECT_NE(js.find("\"format.a\": \"bf16\""), std::string::npos);
@@ -127,19 +133,19 @@ TEST(ConfigDump, RunReportCarriesOverridesAndResolvedConfig)
             EXPECT_EQ(tail, ",,,,,arch.rows=16;memory.dram=ddr4_3200;arch.rows=8;arch.clock_ghz=0.1234567890123") << "no mapping";
             continue;
         }
-        pos = js.find("\"mapping\": {", pos + 1);
-        ASSERT_NE(pos, std::string::npos);
-        long long mt = 0, nt = 0, kt = 0;
-        char order[8] = "", db[8] = "";
-        ASSERT_EQ(sscanf(js.c_str() + pos, "\"mapping\": {\"mt\": %lld, \"nt\": %lld, \"kt\": %lld, \"loop_order\": \"%5[mnk,]\", \"double_buffer\": %5[a-z]",
-                         &mt, &nt, &kt, order, db), 5);
+        json_t *m = json_object_get(json_array_get(json_object_get(rep, "gemms"), pos++), "mapping");
+        ASSERT_TRUE(json_is_object(m));
+        const char *order = json_string_value(json_object_get(m, "loop_order"));
+        ASSERT_TRUE(order && json_is_boolean(json_object_get(m, "double_buffer")));
         char want[96];
-        snprintf(want, sizeof want, "%lld,%lld,%lld,\"%s\",%s,", mt, nt, kt, order, db);
+        snprintf(want, sizeof want, "%lld,%lld,%lld,\"%s\",%s,", (long long)json_integer_value(json_object_get(m, "mt")),
+                 (long long)json_integer_value(json_object_get(m, "nt")), (long long)json_integer_value(json_object_get(m, "kt")),
+                 order, json_is_true(json_object_get(m, "double_buffer")) ? "true" : "false");
         EXPECT_EQ(tail.rfind(want, 0), 0u) << tail << " vs " << want;
         rows++;
     }
-    int gemms = 0;
-    for (size_t p = js.find("\"line\": "); p != std::string::npos; p = js.find("\"line\": ", p + 1)) gemms++;
+    int gemms = (int)json_array_size(json_object_get(rep, "gemms"));
+    json_decref(rep);
     EXPECT_EQ(rows, gemms);
     EXPECT_EQ(gemms, 8); // traces/tiny_train.csv
     unlink((out + "/report.json").c_str());
@@ -206,4 +212,50 @@ TEST(ConfigDump, RunOutUnwritableFailsBeforeSimulating)
     EXPECT_TRUE(clitest::exists(t.file("new/deeper/report.json")));
     (void)!system(("rm -rf " + clitest::quote(t.file("new"))).c_str());
     unlink(t.file("file").c_str());
+}
+
+// report.json (jansson) carries every double exactly: each GEMM's and the
+// total's energy and energy by component read back (jansson, strtod) to the
+// same bits as report.csv's fields, written by a separate "%.17g" printf.
+TEST(ConfigDump, ReportJsonNumbersRoundTripExactly)
+{
+    clitest::TempDir t;
+    std::string out = t.file("r");
+    auto r = clitest::run_mxsim(t, {"run", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--engine",
+                                    "cycle", "-o", out, "-q"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    json_error_t je;
+    json_t *rep = json_load_file((out + "/report.json").c_str(), 0, &je);
+    ASSERT_NE(rep, nullptr) << je.text;
+    std::istringstream csv(clitest::read_text(out + "/report.csv"));
+    std::string line;
+    std::getline(csv, line);
+    std::vector<std::string> head;
+    {
+        std::istringstream h(line);
+        for (std::string f; std::getline(h, f, ',');) head.push_back(f);
+    }
+    size_t row = 0, checked = 0;
+    while (std::getline(csv, line)) {
+        std::vector<std::string> f;
+        std::istringstream l(line);
+        for (std::string x; std::getline(l, x, ',');) f.push_back(x);
+        const bool total = f[0] == "TOTAL";
+        json_t *o = total ? json_object_get(rep, "total") : json_array_get(json_object_get(rep, "gemms"), row++);
+        ASSERT_NE(o, nullptr) << line;
+        for (size_t i = 0; i < head.size() && i < f.size(); i++) {
+            if (head[i].rfind("energy_", 0) != 0) continue;
+            json_t *v = head[i] == "energy_pj" ? json_object_get(o, "energy_pj")
+                                               : json_object_get(json_object_get(o, "energy_by_component_pj"),
+                                                                 head[i].substr(7, head[i].size() - 10).c_str());
+            ASSERT_TRUE(json_is_number(v)) << head[i];
+            const double want = strtod(f[i].c_str(), nullptr), got = json_number_value(v);
+            EXPECT_EQ(memcmp(&want, &got, sizeof want), 0) << head[i] << ": csv " << f[i] << " json " << got;
+            checked++;
+        }
+        if (total) break;
+    }
+    EXPECT_EQ(row, 8u);
+    EXPECT_GE(checked, 9u * 10u);
+    json_decref(rep);
 }

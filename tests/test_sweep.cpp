@@ -7,6 +7,10 @@
 #include "cli_helpers.h"
 
 #include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -151,7 +155,7 @@ TEST(Sweep, EveryRowEqualsMxsimRunWithSet)
 TEST(Sweep, ShardsMergedEqualUnshardedByteForByte)
 {
     Tree d;
-    auto grid = with(BASE, {"--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16,32", "--zip", "arch.cols=8,16,32", "--no-progress"});
+    auto grid = with(BASE, {"--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16,32;arch.cols=8,16,32", "--no-progress"});
     RunResult r = run_mxsim(d.t, with(grid, {"-o", d.t.file("all")}));
     ASSERT_EQ(r.status, 0) << r.err;
     std::vector<std::string> dirs;
@@ -250,7 +254,7 @@ TEST(Sweep, SweepFileEqualsCommandLine)
     RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "--no-progress"});
     ASSERT_EQ(y.status, 0) << y.err;
     RunResult c = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
-                                  "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16", "--zip", "arch.cols=8,16",
+                                  "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16;arch.cols=8,16",
                                   "--engine", "cycle", "-o", d.t.file("swc"), "--no-progress"});
     ASSERT_EQ(c.status, 0) << c.err;
     EXPECT_EQ(read_text(d.t.file("swy/sweep.csv")), read_text(d.t.file("swc/sweep.csv")));
@@ -260,7 +264,7 @@ TEST(Sweep, SweepFileEqualsCommandLine)
     struct stat s1, s2;
     ASSERT_EQ(stat(d.t.file("swc/points/p00001/point.json").c_str(), &s1), 0);
     RunResult again = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv", "--grid",
-                                      "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16", "--zip", "arch.cols=8,16",
+                                      "format.a=mxsf,mxfp8_e4m3", "--zip", "arch.rows=8,16;arch.cols=8,16",
                                       "--engine", "cycle", "-o", d.t.file("swc"), "--no-progress"});
     ASSERT_EQ(again.status, 0) << again.err;
     EXPECT_NE(again.out.find("4 points simulated (0 with errors), 0 already done"), std::string::npos) << again.out;
@@ -412,4 +416,93 @@ TEST(Sweep, FiltersKeepOnlyPassingPoints)
     RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
     ASSERT_EQ(y.status, 0) << y.err;
     EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("all/sweep.csv")));
+}
+
+// Each --zip is its own group: `--zip 'arch.rows=8,16;arch.cols=8,32'` (two
+// keys advancing together) and `--zip memory.dram=...` are two axes crossed
+// with each other and with the grid, in the order given (the first slowest):
+// 2 lanes x 2 (rows, cols) pairs x 3 DRAMs = 12 points, listed by hand.
+TEST(Sweep, SeveralZipGroupsAreCrossed)
+{
+    Tree d;
+    RunResult r = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/tests/golden/sweep/mini.csv",
+                                  "--grid", "arch.lanes=4,8", "--zip", "arch.rows=8,16;arch.cols=8,32", "--zip",
+                                  "memory.dram=hbm2,ddr4_3200,lpddr4_2400", "-o", d.t.file("sw"), "--no-progress"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("12 points x 1 trace"), std::string::npos) << r.out;
+    const char *want[12][4] = {
+        {"4", "8", "8", "hbm2"},  {"4", "8", "8", "ddr4_3200"},  {"4", "8", "8", "lpddr4_2400"},
+        {"4", "16", "32", "hbm2"}, {"4", "16", "32", "ddr4_3200"}, {"4", "16", "32", "lpddr4_2400"},
+        {"8", "8", "8", "hbm2"},  {"8", "8", "8", "ddr4_3200"},  {"8", "8", "8", "lpddr4_2400"},
+        {"8", "16", "32", "hbm2"}, {"8", "16", "32", "ddr4_3200"}, {"8", "16", "32", "lpddr4_2400"},
+    };
+    auto rows = read_csv(d.t.file("sw/sweep.csv"));
+    ASSERT_EQ(rows.size(), 12u);
+    for (int i = 0; i < 12; i++) {
+        char id[40];
+        snprintf(id, sizeof id, "p%05d", i);
+        EXPECT_EQ(rows[i]["point"], id);
+        EXPECT_EQ(rows[i]["arch.lanes"], want[i][0]) << id;
+        EXPECT_EQ(rows[i]["arch.rows"], want[i][1]) << id;
+        EXPECT_EQ(rows[i]["arch.cols"], want[i][2]) << id;
+        EXPECT_EQ(rows[i]["memory.dram"], want[i][3]) << id;
+        EXPECT_EQ(rows[i]["status"], "ok") << id;
+    }
+    // the same two groups from a sweep file (zip: a list of groups) give the same CSV
+    std::ofstream(d.t.file("s.yaml")) << "base: " << SRC << "/configs/mxsf.yaml\ntraces: [" << SRC << "/tests/golden/sweep/mini.csv]\n"
+                                      << "grid:\n  arch.lanes: [4, 8]\n"
+                                      << "zip:\n  - {arch.rows: [8, 16], arch.cols: [8, 32]}\n  - {memory.dram: [hbm2, ddr4_3200, lpddr4_2400]}\n";
+    RunResult y = run_mxsim(d.t, {"sweep", "-s", d.t.file("s.yaml"), "-o", d.t.file("y"), "--no-progress"});
+    ASSERT_EQ(y.status, 0) << y.err;
+    EXPECT_EQ(read_text(d.t.file("y/sweep.csv")), read_text(d.t.file("sw/sweep.csv")));
+}
+
+// A sweep killed mid-way leaves DIR/points/.tmp-* directories; the next run
+// into DIR removes those of this host whose sweep process is gone, and
+// nothing else: not a live process's, not another host's (a shard on another
+// machine may be writing), not names outside the pattern.
+TEST(Sweep, StaleTmpDirsOfAKilledSweepAreRemoved)
+{
+    Tree d;
+    std::string out = d.t.file("sw"), P = out + "/points/";
+    auto args = with({"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/tests/golden/sweep/mini.csv", "--grid",
+                      "arch.rows=8,16,32", "--no-progress"},
+                     {"-o", out});
+    RunResult ref = run_mxsim(d.t, args);
+    ASSERT_EQ(ref.status, 0) << ref.err;
+    std::string csv = read_text(out + "/sweep.csv");
+    pid_t dead = fork(); // a pid no process has any more
+    if (dead == 0) _exit(0);
+    ASSERT_GT(dead, 0);
+    waitpid(dead, nullptr, 0);
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    const std::string D = std::to_string(dead), H = host;
+    const std::vector<std::string> stale = {".tmp-p00001-" + D + "-0@" + H, ".tmp-p00002-" + D + "-1@" + H + ".old." + D,
+                                            ".tmp-p00000-" + D + "-0"}; // an older mxsim's name (no host)
+    const std::vector<std::string> kept = {".tmp-p00001-1-0@" + H,          // pid 1 is alive
+                                           ".tmp-p00001-" + D + "-0@other-host", ".tmp-p00001-" + D + "-0@" + H + "x",
+                                           ".tmpfoo", ".tmp-p00001-x-0@" + H, "notes"};
+    for (auto &n : stale) {
+        ASSERT_EQ(mkdir((P + n).c_str(), 0777), 0) << n;
+        std::ofstream(P + n + "/half.json") << "{\"cyc";
+    }
+    for (auto &n : kept) ASSERT_EQ(mkdir((P + n).c_str(), 0777), 0) << n;
+    rm_tree(P + "p00001"); // as if the killed sweep had not finished it
+    RunResult res = run_mxsim(d.t, with(args, {"--resume"}));
+    ASSERT_EQ(res.status, 0) << res.err;
+    EXPECT_NE(res.out.find("removed 3 temporary point directories of an interrupted sweep"), std::string::npos) << res.out;
+    EXPECT_NE(res.out.find("1 points simulated (0 with errors), 2 already done"), std::string::npos) << res.out;
+    for (auto &n : stale) EXPECT_FALSE(exists(P + n)) << n;
+    for (auto &n : kept) EXPECT_TRUE(exists(P + n)) << n;
+    EXPECT_EQ(read_text(out + "/sweep.csv"), csv);
+    // no temporary of this run is left either
+    std::set<std::string> names, want = {"p00000", "p00001", "p00002"};
+    want.insert(kept.begin(), kept.end());
+    if (DIR *dir = opendir(P.c_str())) {
+        while (struct dirent *e = readdir(dir))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) names.insert(e->d_name);
+        closedir(dir);
+    }
+    EXPECT_EQ(names, want);
 }

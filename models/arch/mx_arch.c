@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -225,46 +226,63 @@ void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long lo
     }
 }
 
-long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+long long mx_fold_count(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    return mx_cdiv(sr, c->rows) * mx_cdiv(sc, c->cols);
+}
+
+void mx_fold_at(const mx_arch_config *c, long long m, long long n, long long k, long long f, mx_fold *o)
 {
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
     const long long R = c->rows, C = c->cols;
-    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
-    int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
+    const long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
+    const int rl = (int)(sr - (nrf - 1) * R), cl = (int)(sc - (ncf - 1) * C);
+    const long long ci = f / nrf, ri = f % nrf;
+    o->index = f;
+    o->r0 = ri * R;
+    o->c0 = ci * C;
+    o->rows = ri == nrf - 1 ? rl : (int)R;
+    o->cols = ci == ncf - 1 ? cl : (int)C;
     if (!c->fold_overlap || c->scalesim_compat) {
-        return (nrf - 1) * (ncf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) +
-               (nrf - 1) * mx_fold_cycles(c, (int)R, cl, t) +
-               (ncf - 1) * mx_fold_cycles(c, rl, (int)C, t) + mx_fold_cycles(c, rl, cl, t);
+        /* ci whole column folds, then ri full-height folds of this one's width */
+        o->start = ci * ((nrf - 1) * mx_fold_cycles(c, (int)R, (int)C, t) + mx_fold_cycles(c, rl, (int)C, t)) +
+                   ri * mx_fold_cycles(c, (int)R, o->cols, t);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t);
+    } else if (c->dataflow == MX_DATAFLOW_OS) {
+        const long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
+        o->start = n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t);
+    } else {
+        const long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
+        const long long n_R = f - n_rl;
+        o->start = (nrf > 1 ? R : rl) + n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl);
+        o->end = o->start + mx_fold_cycles(c, o->rows, o->cols, t) - o->rows;
     }
-    /* Folds in order col-fold outer, row-fold inner; fold f has row extent R,
-     * except the last of each column fold (rl), and column extent C, except
-     * in the last column fold (cl).  Overlapped schedule (docs/ARCH.md):
-     *   OS:     start_0 = 0,   start_{f+1} = start_f + max(t, r_f),
-     *           end_f = start_f + fold(r_f, c_f)
-     *   WS, IS: start_0 = r_0 (first preload), start_{f+1} = start_f + max(t, r_{f+1}),
-     *           end_f = start_f + fold(r_f, c_f) - r_f
-     * and the tile ends with the latest fold end.  Starts grow with f, so only
-     * the last fold of each (r, c) class can end last. */
+}
+
+long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k)
+{
+    long long sr, sc, t;
+    mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
+    const long long nrf = mx_cdiv(sr, c->rows), ncf = mx_cdiv(sc, c->cols);
+    mx_fold fo;
+    if (!c->fold_overlap || c->scalesim_compat) {
+        mx_fold_at(c, m, n, k, nrf * ncf - 1, &fo);
+        return fo.end;
+    }
+    /* Starts grow with f, so only the last fold of each (rows, cols) class
+     * (full or last row fold x full or last column fold) can end last. */
     long long best = 0;
     for (int cls = 0; cls < 4; cls++) {
-        int last_row = cls & 1, last_col = (cls >> 1) & 1;
+        const int last_row = cls & 1, last_col = (cls >> 1) & 1;
         if (!last_row && nrf == 1) continue; /* no full-height folds */
         if (!last_col && ncf == 1) continue; /* no full-width folds  */
-        long long ci = last_col ? ncf - 1 : ncf - 2, ri = last_row ? nrf - 1 : nrf - 2;
-        long long f = ci * nrf + ri;
-        int r = last_row ? rl : (int)R, cc = last_col ? cl : (int)C;
-        long long end;
-        if (c->dataflow == MX_DATAFLOW_OS) {
-            long long n_rl = f / nrf, n_R = f - n_rl; /* folds before f by row extent */
-            end = n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t);
-        } else {
-            long long n_rl = (f + 1) / nrf - (nrf == 1 ? 1 : 0); /* among folds 1..f */
-            long long n_R = f - n_rl;
-            long long r0 = nrf > 1 ? R : rl;
-            end = r0 + n_R * mx_llmax(t, R) + n_rl * mx_llmax(t, rl) + mx_fold_cycles(c, r, cc, t) - r;
-        }
-        if (end > best) best = end;
+        const long long ci = last_col ? ncf - 1 : ncf - 2, ri = last_row ? nrf - 1 : nrf - 2;
+        mx_fold_at(c, m, n, k, ci * nrf + ri, &fo);
+        if (fo.end > best) best = fo.end;
     }
     return best;
 }
@@ -608,16 +626,41 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 #define WR_QUEUE_MAX 64
 typedef struct {
     long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
+    long long cyc_follow[WR_QUEUE_MAX]; /* channel cycles right behind another store */
+    long long cyc_after_ld[WR_QUEUE_MAX]; /* on an idle DRAM whose rows the last load left */
+    long long cyc_after_st[WR_QUEUE_MAX]; /* ... the previous store left */
+    long long lat[WR_QUEUE_MAX], lat_after_ld[WR_QUEUE_MAX], lat_after_st[WR_QUEUE_MAX]; /* to its first write */
+    int started[WR_QUEUE_MAX];
+    long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
+    int cls[WR_QUEUE_MAX];
+    uint64_t ranks[WR_QUEUE_MAX];
     int halves[WR_QUEUE_MAX];   /* output buffer halves (bits) its store releases */
     long long bursts[WR_QUEUE_MAX];
     long long queued_bursts;    /* of all queued batches */
+    long long last_end;         /* the last write left the channel */
+    long long ld_end;           /* the last load left the channel */
+    long long last_lat;         /* the last write's latency after its channel time */
+    /* background energy: when the DRAM was last busy (-1: never), and the
+     * expected cycles each rank spends with every bank closed (before its
+     * first access; after a REF until the next access: open-page banks
+     * stay open otherwise) */
+    long long busy_end;
+    double closed;
+    uint64_t touched;           /* ranks accessed so far (mx_tile_probe.ranks) */
+    double first_touch_sum;     /* the sum of their first access times */
+    double refi;                /* tREFI in accelerator cycles; 0: no refresh */
+    long long drain_start;      /* the writes up to it started then */
+    long long last_mi, last_ni; /* its output tile */
+    int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
     int head, n;
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
     int held[2];
 } wr_queue;
 
-static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bursts, int halves)
+static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long cyc_after_ld,
+                          long long cyc_after_st, const long long lat3[3], long long bursts,
+                          int halves, long long mi, long long ni, int cls, uint64_t ranks)
 {
     for (int h = 0; h < 2; h++)
         if (halves >> h & 1) q->held[h] = 1;
@@ -625,27 +668,92 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long bur
     if (q->n == WR_QUEUE_MAX) {
         int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
         q->t[last] = mx_llmax(q->t[last], t);
-        q->cyc[last] += cyc;
+        q->cyc[last] += cyc_follow;
+        q->cyc_follow[last] += cyc_follow;
+        q->cyc_after_ld[last] += cyc_follow;
+        q->cyc_after_st[last] += cyc_follow;
         q->bursts[last] += bursts;
         q->halves[last] |= halves;
+        q->mi[last] = mi;
+        q->ni[last] = ni;
+        q->cls[last] = cls;
+        q->ranks[last] |= ranks;
         return;
     }
     int i = (q->head + q->n++) % WR_QUEUE_MAX;
     q->t[i] = t;
     q->cyc[i] = cyc;
+    q->cyc_follow[i] = cyc_follow;
+    q->cyc_after_ld[i] = cyc_after_ld;
+    q->cyc_after_st[i] = cyc_after_st;
+    q->lat[i] = lat3[0];
+    q->lat_after_ld[i] = lat3[1];
+    q->lat_after_st[i] = lat3[2];
+    q->started[i] = 0;
+    q->mi[i] = mi;
+    q->ni[i] = ni;
+    q->cls[i] = cls;
+    q->ranks[i] = ranks;
     q->bursts[i] = bursts;
     q->halves[i] = halves;
+}
+
+/* Expected closed time of one rank over an idle gap of g cycles: a REF
+ * (period P, uniform phase) closes its banks until the gap ends. */
+static double closed_in_gap(double g, double P)
+{
+    if (P <= 0 || g <= 0) return 0;
+    return g <= P ? g * g / (2 * P) : g - P / 2;
+}
+
+/* The DRAM is busy over [s, e) with a transfer touching `ranks`. */
+static void dram_busy(wr_queue *q, long long s, long long e, uint64_t ranks)
+{
+    const uint64_t fresh = ranks & ~q->touched;
+    q->first_touch_sum += (double)__builtin_popcountll(fresh) * (double)s;
+    q->touched |= fresh;
+    if (q->busy_end >= 0 && s > q->busy_end) q->closed += closed_in_gap((double)(s - q->busy_end), q->refi);
+    if (e > q->busy_end) q->busy_end = e;
 }
 
 /* The head batch has left at `end`: its output halves are free. */
 static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
+    q->last_end = end;
+    q->last_lat = q->lat[i];
+    q->last_mi = q->mi[i];
+    q->last_ni = q->ni[i];
+    q->last_cls = q->cls[i];
     for (int h = 0; h < 2; h++)
         if (q->halves[i] >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
     q->queued_bursts -= q->bursts[i];
     q->head = (q->head + 1) % WR_QUEUE_MAX;
     q->n--;
+}
+
+/* The head batch starts service at s: right behind the previous store
+ * (the controller merges both into one stream of row hits) it takes its
+ * marginal time, else its time alone. */
+static void wr_queue_start(wr_queue *q, long long s)
+{
+    int i = q->head;
+    if (q->started[i]) return;
+    q->started[i] = 1;
+    if (s <= q->last_end) { /* streams on behind the previous one */
+        q->cyc[i] = q->cyc_follow[i];
+        q->lat[i] = q->last_lat;
+    }
+    else {
+        q->drain_start = s;
+        if (q->ld_end > q->last_end) { /* the last transfer was a load */
+            q->cyc[i] = q->cyc_after_ld[i];
+            q->lat[i] = q->lat_after_ld[i];
+        } else if (q->last_cls >= 0) {
+            q->cyc[i] = q->cyc_after_st[i];
+            q->lat[i] = q->lat_after_st[i];
+        }
+    }
 }
 
 /* Serves, in order, every queued batch that was ready before `before`,
@@ -655,7 +763,10 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
     long long cur = from;
     while (q->n > 0 && q->t[q->head] < before) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        cur = mx_llmax(cur, q->t[i]);
+        wr_queue_start(q, cur);
+        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
+        cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -668,7 +779,10 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
     long long cur = from;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        cur = mx_llmax(cur, q->t[i]);
+        wr_queue_start(q, cur);
+        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
+        cur += q->cyc[i];
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -683,9 +797,16 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         int i = q->head;
         long long s = mx_llmax(cur, q->t[i]);
         if (until >= 0 && s >= until) break;
+        wr_queue_start(q, s);
         long long used = until < 0 ? q->cyc[i] : mx_llmin(q->cyc[i], until - s);
         q->cyc[i] -= used;
+        dram_busy(q, s, s + used, q->ranks[i]);
         cur = s + used;
+        q->last_end = cur;
+        q->last_lat = q->lat[i];
+        q->last_mi = q->mi[i];
+        q->last_ni = q->ni[i];
+        q->last_cls = q->cls[i];
         if (q->cyc[i] > 0) break;
         wr_queue_pop(q, cur);
     }
@@ -985,6 +1106,9 @@ typedef struct {
     long long rqu_free, last_avail;
     long long oidx, t;
     wr_queue wq;                       /* output writes waiting for DRAM     */
+    long long ld_mi, ld_ni, ld_ki;     /* the last load's tile               */
+    long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
+    int ld_what, ld_cls;               /* what it moved; its class (-1 none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
     double probe_pj;
@@ -994,7 +1118,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (8 + 3 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (17 + 8 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1013,11 +1137,28 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     for (int h = 0; h < 2; h++) /* compared with a start >= end1; no time while held */
         k->v[n++] = w->wq.held[h] ? -1 : mx_llmax(w->wq.out_free[h], b) - b;
     k->v[n++] = w->oidx & 1;
+    /* a store follows the last one only if it starts by its end; every start is >= dram_free */
+    k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_end - b : LLONG_MIN;
+    k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
+    k->v[n++] = w->ld_cls;
+    k->v[n++] = w->wq.ld_end > w->wq.last_end;
+    k->v[n++] = w->wq.last_lat;
+    k->v[n++] = w->res_len;
+    k->v[n++] = w->res_len ? w->res_at - b : 0;
+    k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
+    k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
+    k->v[n++] = (long long)(w->wq.touched & 1);
+    k->v[n++] = w->wq.last_end >= w->dram_free ? mx_llmin(w->wq.drain_start, w->dram_free - 1) - b : LLONG_MIN;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
         k->v[n++] = w->wq.t[j] - b;
         k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
+        k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
+        k->v[n++] = w->wq.cyc_after_ld[j];
+        k->v[n++] = w->wq.cyc_after_st[j];
+        k->v[n++] = (w->wq.lat[j] * 4096 + w->wq.lat_after_ld[j]) * 4096 + w->wq.lat_after_st[j];
+        k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
         k->v[n++] = w->wq.bursts[j];
     }
     k->n = n;
@@ -1049,6 +1190,10 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->last_avail, d, times, &ovf);
     add_times(&w->wq.out_free[0], d, times, &ovf);
     add_times(&w->wq.out_free[1], d, times, &ovf);
+    add_times(&w->wq.last_end, d, times, &ovf);
+    add_times(&w->wq.ld_end, d, times, &ovf);
+    if (w->res_len) add_times(&w->res_at, d, times, &ovf);
+    add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
     JUMP(oidx); JUMP(t);
@@ -1058,6 +1203,8 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     }
 #undef JUMP
     w->probe_pj += (to->probe_pj - from->probe_pj) * (double)times;
+    w->wq.closed += (to->wq.closed - from->wq.closed) * (double)times;
+    if (w->wq.busy_end >= 0) add_times(&w->wq.busy_end, d, times, &ovf);
     return ovf ? -1 : 0;
 }
 
@@ -1175,12 +1322,118 @@ typedef struct {
     int sram_walk;    /* the bank model and output-half holds (not in the mapper's fast cost) */
     int burst_exact;  /* DRAM traffic in the DMA's whole bursts */
     ref_sched rs;
+    int pair_on;             /* tiles 0 and 1 load together (mx_cycle_probe_pair) */
+    mx_tile_probe pair[2];
+    long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
+                                     one, by both shape classes; -1 not yet */
+    long long after_store[4][2][2][2][4];
+    long long after[64][64][2]; /* a transfer on a DRAM the previous one left idle: [prev][this] class:
+                                   cycles to its last and to its first completion */ /* a load's behind a store: [store class]
+                                             [load edge m, n, k][what]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
     long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
 } walk_ctx;
+
+/* The marginal channel cycles of the store of output tile `oidx` (at mi,
+ * ni; m x n) when it follows the previous output tile's store back to back:
+ * both probed together, less the previous one alone.  0: not available. */
+static long long store_follow(walk_ctx *x, long long mi, long long ni, long long m, long long n, long long oidx)
+{
+    const mx_tiling *tl = x->tl;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    const long long pr = oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
+    const long long pmi = tl->n_outer ? pii : poi, pni = tl->n_outer ? poi : pii;
+    const int pem = pmi == tl->m_tiles - 1, pen = pni == tl->n_tiles - 1;
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
+    long long *f = &x->follow[pem][pen][em][en];
+    if (*f < 0) {
+        const long long pm = x->dims_m[pem], pn = x->dims_n[pen];
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, pmi, pni, 0, pm, pn, 0,
+                                               MX_PROBE_STORE);
+        const mx_probe_xfer xf[2] = {{pmi * tl->mt, pm, pni * tl->nt, pn, 0, 0, MX_PROBE_STORE},
+                                     {mi * tl->mt, m, ni * tl->nt, n, 0, 0, MX_PROBE_STORE}};
+        mx_tile_probe pp[2];
+        *f = 0;
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
+            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+    }
+    return *f;
+}
+
+/* A tile transfer: the tile and what it moves (MX_PROBE_*; a store's ki is 0). */
+typedef struct {
+    long long mi, ni, ki;
+    int what;
+} xfer_ref;
+
+static int xfer_cls(const mx_tiling *tl, const xfer_ref *r)
+{
+    return ((r->mi == tl->m_tiles - 1) * 4 + (r->ni == tl->n_tiles - 1) * 2 +
+            (r->what != MX_PROBE_STORE && r->ki == tl->k_tiles - 1)) * 8 + r->what;
+}
+
+/* Cycles from transfer b's start to its last completion when it starts on
+ * a DRAM that transfer a has just left idle, with a's rows open (a probe
+ * alone starts with every bank closed): both in one probe, b issued once a
+ * is done.  0: not available. */
+static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long *lat)
+{
+    const mx_tiling *tl = x->tl;
+    long long *f = x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
+    if (*f < 0) {
+        f[0] = f[1] = 0;
+        mx_probe_xfer xf[2];
+        const xfer_ref *r[2] = {a, b};
+        for (int i = 0; i < 2; i++) {
+            const int st = r[i]->what == MX_PROBE_STORE;
+            xf[i] = (mx_probe_xfer){r[i]->mi * tl->mt, x->dims_m[r[i]->mi == tl->m_tiles - 1], r[i]->ni * tl->nt,
+                                    x->dims_n[r[i]->ni == tl->n_tiles - 1], st ? 0 : r[i]->ki * tl->kt,
+                                    st ? 0 : x->dims_k[r[i]->ki == tl->k_tiles - 1], r[i]->what};
+        }
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, a->mi, a->ni, xf[0].k0 / (tl->kt ? tl->kt : 1),
+                                               xf[0].m, xf[0].n, xf[0].k, a->what);
+        mx_tile_probe pp[2];
+        if (alone) {
+            const long long at = alone->end_clock + 1;
+            const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
+            if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, at, pp) == 0) {
+                f[0] = mx_llmax(1, pp[1].cycles - at_acc);
+                f[1] = mx_llmax(1, mx_llmin(f[0], pp[1].first - at_acc));
+            }
+        }
+    }
+    *lat = f[1];
+    return f[0];
+}
+
+/* The marginal cycles of tile (mi, ni, ki)'s load (`what`) when it starts
+ * right behind the last store: the controller has that store's writes
+ * draining and turns around to reads after them (tWTR, rows the writes
+ * closed).  Both probed together (the load arriving as the writes drain),
+ * less the store alone.  0: not available. */
+static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi, long long ni, long long ki,
+                                  long long m, long long n, long long k, int what)
+{
+    const mx_tiling *tl = x->tl;
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    long long *f = &x->after_store[w->wq.last_cls][em][en][ek][what];
+    if (*f < 0) {
+        const long long smi = w->wq.last_mi, sni = w->wq.last_ni;
+        const long long sm = x->dims_m[smi == tl->m_tiles - 1], sn = x->dims_n[sni == tl->n_tiles - 1];
+        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, smi, sni, 0, sm, sn, 0,
+                                               MX_PROBE_STORE);
+        const mx_probe_xfer xf[2] = {{smi * tl->mt, sm, sni * tl->nt, sn, 0, 0, MX_PROBE_STORE},
+                                     {mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k, what}};
+        mx_tile_probe pp[2];
+        *f = 0;
+        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
+            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+    }
+    return *f;
+}
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
@@ -1198,20 +1451,49 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     w->ctr.dram_read[MX_OP_A] += la;
     w->ctr.dram_read[MX_OP_B] += lb;
     if (c->ideal_memory || la + lb == 0) return 0;
+    if (x->pair_on && w->t < 2) { /* the first two loads, issued together at the start */
+        const mx_tile_probe *p = &x->pair[w->t];
+        w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
+        dram_busy(&w->wq, 0, w->dram_free, p->ranks);
+        w->probe_pj += p->cmd_pj;
+        w->probe_act += p->act;
+        return p->cycles;
+    }
     long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
+    const long long wanted = want;
     /* writes queued before this read was wanted go first (the controller
      * drains its write queue when it fills: a tile's store is far larger
      * than the queue), then the read */
     want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
-    if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
+    if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
-        long long rd = ref_delay(&x->rs, want, occ);
-        w->dram_free = want + occ + rd;
+        long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
+        w->dram_free = mx_llmax(w->dram_free, at + occ);
+        w->res_len = 0;
+        dram_busy(&w->wq, at, at + occ, pr->ranks);
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
-        return want + pr->cycles + rd;
+        return at + occ + dram_latency(c);
+    }
+    if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
+        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
+        const xfer_ref me = {mi, ni, ki, what};
+        if (w->wq.last_cls >= 0 && want == w->wq.last_end && w->wq.drain_start < wanted) { /* arrived as a store drained */
+            long long f = load_after_store(x, w, mi, ni, ki, m, n, k, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
+            if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
+        }
+        long long rd = ref_delay(&x->rs, want, occ);
+        w->dram_free = want + occ + rd;
+        dram_busy(&w->wq, want, w->dram_free, pr->ranks);
+        w->wq.ld_end = w->dram_free;
+        w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
+        w->ld_cls = xfer_cls(tl, &me);
+        w->probe_pj += pr->cmd_pj;
+        w->probe_act += pr->act;
+        return w->dram_free + dram_latency(c);
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
@@ -1266,8 +1548,60 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     } else if (ek) {
         w->wq.out_free[w->oidx % 2] = avail + wcyc;
     }
-    wr_queue_push(&w->wq, avail, wcyc, nb, hold);
+    long long wfollow = wcyc;
+    if (pw && ek && w->oidx > 0) {
+        long long f = store_follow(x, mi, ni, m, n, w->oidx);
+        if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
+    }
+    /* channel time and latency to the last write: alone, after a load, after a store */
+    long long lat3[3] = {c->dram_cal.write_latency, c->dram_cal.write_latency, c->dram_cal.write_latency};
+    long long wafter = wcyc;
+    if (pw && w->ld_cls >= 0) {
+        const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {mi, ni, 0, MX_PROBE_STORE};
+        long long lat;
+        long long f = after_time(x, &prev, &me, &lat);
+        if (f > 0) { wafter = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[1] = lat; }
+    }
+    long long wafter_st = wcyc;
+    if (pw && ek && w->oidx > 0) {
+        const mx_tiling *tl = x->tl;
+        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+        const long long pr = w->oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
+        const xfer_ref prev = {tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE},
+                       me = {mi, ni, 0, MX_PROBE_STORE};
+        long long lat;
+        long long f = after_time(x, &prev, &me, &lat);
+        if (f > 0) { wafter_st = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[2] = lat; }
+    }
+    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, nb, hold, mi, ni,
+                  (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
     if (ek) w->oidx++;
+}
+
+/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
+ * order (0: none, or it loads nothing). */
+static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
+{
+    const mx_tiling *tl = x->tl;
+    long long nmi = mi, nni = ni, nki = ki + 1;
+    if (nki == tl->k_tiles) {
+        nki = 0;
+        long long *inner = tl->n_outer ? &nmi : &nni, *outer = tl->n_outer ? &nni : &nmi;
+        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles, outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+        if (++*inner == inner_n) {
+            *inner = 0;
+            if (++*outer == outer_n) return 0;
+        }
+    }
+    long long a0, b0, a1, b1;
+    tile_ids(tl, mi, ni, ki, &a0, &b0);
+    tile_ids(tl, nmi, nni, nki, &a1, &b1);
+    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
+    if (!what) return 0;
+    const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
+                    k = x->dims_k[nki == tl->k_tiles - 1];
+    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
+    return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
 }
 
 /* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
@@ -1289,8 +1623,20 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
     long long start = mx_llmax(w->end1, ready);
     w->dram_stall += start - w->end1;
     const int half = (int)(w->oidx % 2);
-    if (ki == 0 && x->sram_walk && w->wq.held[half]) /* its store waits for the write queue */
-        w->dram_free = wr_queue_serve_half(&w->wq, w->dram_free, half); /* it drains after this load */
+    if (ki == 0 && x->sram_walk && w->wq.held[half]) { /* its store waits for the write queue */
+        /* The controller serves reads first: when the next tile's load was
+         * issued (the previous tile finished computing) before the channel
+         * freed, it goes before the store drains (its channel time is
+         * reserved here and used by the next walk_load). */
+        long long from = w->dram_free;
+        const long long nocc = x->use_probes && w->end1 <= from ? next_load_occupancy(x, mi, ni, ki) : 0;
+        if (nocc > 0) {
+            w->res_at = from;
+            w->res_len = nocc;
+            from += nocc;
+        }
+        w->dram_free = wr_queue_serve_half(&w->wq, from, half); /* it drains after the loads */
+    }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
         w->rqu_stall += w->wq.out_free[half] - start;
         start = w->wq.out_free[half];
@@ -1309,6 +1655,24 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
     walk_store(x, w, mi, ni, ki, m, n, k);
 }
 
+/* Background energy of a GEMM lasting `cycles`: every rank in precharged
+ * standby (IDD2N) or, with a bank open, active standby (IDD3N); open-page
+ * banks stay open from a rank's first access on except after a REF until
+ * the next access (wr_queue.closed). */
+static double background_pj(const mx_arch_config *c, const wr_queue *q, long long cycles)
+{
+    double pj[MX_DRAM_E_N];
+    mx_dram_energy_per_command(&c->dram, pj);
+    const double ratio = c->dram.tCK_ns * c->clock_ghz, ranks = (double)c->dram.channels * c->dram.ranks;
+    const double T = (double)cycles, touched = (double)__builtin_popcountll(q->touched);
+    double gaps = q->closed; /* per touched rank, after REFs */
+    if (q->busy_end >= 0 && cycles > q->busy_end) gaps += closed_in_gap((double)(cycles - q->busy_end), q->refi);
+    /* open time summed over the ranks: each touched one from its first access, less its REFs' gaps */
+    double open = touched * T - q->first_touch_sum - touched * gaps;
+    if (c->dram.page_policy == MX_PAGE_CLOSED || open < 0) open = 0; /* closed-page: closed after every access */
+    return (ranks * T * pj[MX_DRAM_E_BG_PRE] + open * (pj[MX_DRAM_E_BG_ACT] - pj[MX_DRAM_E_BG_PRE])) / ratio;
+}
+
 /* After the walk: the drain of the last stores, the RQU's floor, and the
  * counters and DRAM energy into s. */
 static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
@@ -1318,7 +1682,7 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
     long long total = w->end1;
     if (!c->ideal_memory && w->wq.n > 0) {
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
-                                                       (x->use_probes ? c->dram_cal.write_latency : 0));
+                                                       (x->use_probes ? w->wq.last_lat : 0));
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -1348,7 +1712,7 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
         if (x->use_probes) {
             s->dram_act = w->probe_act;
             s->dram_ref = dram_refs(c, s->cycles);
-            s->dram_energy_pj = w->probe_pj + (double)s->cycles * c->dram_cal.bg_noref_pj_per_cycle +
+            s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles) +
                                 (double)s->dram_ref * c->dram_cal.ref_pj;
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
@@ -1356,6 +1720,31 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
                                 (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
         }
     }
+}
+
+/* Tile 1 of the loop order and what it loads (tile 0 loads both): sets
+ * x->pair_on and x->pair when it loads anything.  -1: the probe failed. */
+static int pair_probe(walk_ctx *x)
+{
+    const mx_tiling *tl = x->tl;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    long long ki = 1 % tl->k_tiles, r = 1 / tl->k_tiles;
+    long long ii = r % inner_n, oi = r / inner_n;
+    long long mi = tl->n_outer ? ii : oi, ni = tl->n_outer ? oi : ii;
+    long long a0, b0, a1, b1;
+    tile_ids(tl, 0, 0, 0, &a0, &b0);
+    tile_ids(tl, mi, ni, ki, &a1, &b1);
+    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
+    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
+    if (!what) return 0;
+    const mx_probe_xfer xf[2] = {
+        {0, x->dims_m[tl->m_tiles == 1], 0, x->dims_n[tl->n_tiles == 1], 0, x->dims_k[tl->k_tiles == 1],
+         MX_PROBE_A | MX_PROBE_B},
+        {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what}};
+    if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, x->pair) != 0)
+        return -1;
+    x->pair_on = 1;
+    return 0;
 }
 
 /* The analytic engine for a given mapping (the mapper calls it for its
@@ -1383,6 +1772,9 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 x->shape_sram[i][j][k] = -1;
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
+    memset(x->follow, 0xff, sizeof x->follow);
+    memset(x->after, 0xff, sizeof x->after);
+    memset(x->after_store, 0xff, sizeof x->after_store);
     x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     x->rs = ref_sched_of(c, x->use_probes);
     /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
@@ -1398,24 +1790,38 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     x->rqu_extra_per_out = nouts ? rqu_extra_elems / nouts : 0;
     x->rqu_extra_rem = rqu_extra_elems - x->rqu_extra_per_out * nouts;
 
+    /* Double-buffered, tile 1's load waits for nothing: the DMA issues it
+     * right behind tile 0's, and the controller's FR-FCFS scheduler serves
+     * both together (row hits first), so the two are probed as one. */
+    if (x->use_probes && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
+        free(x);
+        return -1;
+    }
     /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
      * half t%2, free once tile t-2 has computed; reads have priority on the
      * DRAM channel, output writes fill its idle cycles, and what is left when
      * compute ends is the drain stall. */
     walk_state ws;
     memset(&ws, 0, sizeof ws);
+    ws.wq.last_cls = -1;
+    ws.ld_cls = -1;
+    ws.wq.ld_end = ws.wq.last_end = -1;
+    ws.wq.busy_end = -1;
+    ws.wq.refi = x->rs.on ? (double)c->dram.t.tREFI * c->dram.tCK_ns * c->clock_ghz : 0;
     walk_state *w = &ws;
     long long last_a = -1, last_b = -1;
     const long long outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
     const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
     /* the levels' periodicity detectors; middle iterations 1 .. n-2 of a
-     * level have the same shapes and the same operand reuse */
+     * level have the same shapes and the same operand reuse; jumps end
+     * before n-2, whose last tile looks ahead to the edge iteration
+     * (next_load_occupancy) */
     walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
     if (ff) walk_ff_reset(&ff[0]);
     for (long long oi = 0; oi < outer_n; oi++) {
         if (ff && outer_n >= WALK_FF_MIN) {
             long long before = oi;
-            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 2, &x->rs) != 0) goto overflow;
+            if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 3, &x->rs) != 0) goto overflow;
             if (oi != before) { /* the last tile of the iteration before the new oi */
                 tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
                          &last_a, &last_b);
@@ -1425,7 +1831,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         for (long long ii = 0; ii < inner_n; ii++) {
             if (ff && inner_n >= WALK_FF_MIN) {
                 long long before = ii;
-                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 2, &x->rs) != 0) goto overflow;
+                if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 3, &x->rs) != 0) goto overflow;
                 if (ii != before) {
                     tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
                 }
@@ -1435,7 +1841,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             for (long long ki = 0; ki < tl->k_tiles; ki++, w->t++) {
                 if (ff && tl->k_tiles >= WALK_FF_MIN) {
                     long long before = ki;
-                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 2, &x->rs) != 0) goto overflow;
+                    if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 3, &x->rs) != 0) goto overflow;
                     if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
                 }
                 walk_tile(x, w, mi, ni, ki, &last_a, &last_b);

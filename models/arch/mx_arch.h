@@ -234,8 +234,28 @@ long long mx_fold_cycles(const mx_arch_config *c, int r, int cc, long long t);
 void mx_fold_geometry(const mx_arch_config *c, long long m, long long n, long long k,
                       long long *sr, long long *sc, long long *t);
 
-/* Compute cycles of a tile: all its folds, col-fold outer, row-fold inner,
- * with or without fold overlap. */
+/* The fold schedule (the one in the code base: the analytic and cycle
+ * engines, the array register model's checks and the co-simulations read
+ * it).  Folds of an (m x n x k) tile run col-fold outer, row-fold inner;
+ * fold f covers geometry rows r0 .. r0+rows-1 and columns c0 .. c0+cols-1
+ * (mx_fold_geometry; rows = R except the last of each column fold, cols = C
+ * except in the last column fold) and streams from `start` to `end`
+ * (docs/ARCH.md):
+ *   no overlap: start_f = end_{f-1}, end_f = start_f + fold(r_f, c_f)
+ *   OS:     start_0 = 0,   start_{f+1} = start_f + max(t, r_f),
+ *           end_f = start_f + fold(r_f, c_f)
+ *   WS, IS: start_0 = r_0 (first preload), start_{f+1} = start_f + max(t, r_{f+1}),
+ *           end_f = start_f + fold(r_f, c_f) - r_f
+ * O(1) per fold (closed form). */
+typedef struct {
+    long long index, r0, c0, start, end;
+    int rows, cols;
+} mx_fold;
+long long mx_fold_count(const mx_arch_config *c, long long m, long long n, long long k);
+void mx_fold_at(const mx_arch_config *c, long long m, long long n, long long k, long long f, mx_fold *out);
+
+/* Compute cycles of a tile: the latest fold end of the fold schedule (not
+ * the last fold's end: an earlier, wider fold can end later). */
 long long mx_tile_compute_cycles(const mx_arch_config *c, long long m, long long n, long long k);
 
 /* The mapper: tile shape and loop order of a GEMM on the buffers

@@ -151,33 +151,31 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
 {
     long long sr, sc, t;
     mx_fold_geometry(c, m, n, k, &sr, &sc, &t);
-    const long long R = c->rows, C = c->cols, L = c->lanes;
-    long long nrf = mx_cdiv(sr, R), ncf = mx_cdiv(sc, C);
+    const long long L = c->lanes;
     long long pa = bytes_of(k, fa->elem.bits), pb = bytes_of(k, fb->elem.bits);
     long long la = bytes_of(L, fa->elem.bits), lb = bytes_of(L, fb->elem.bits);
     const mx_sram_config *sa = &c->sram[MX_OP_A], *sb = &c->sram[MX_OP_B];
     long long total = 0;
-    for (long long fc = 0; fc < ncf; fc++) {
-        long long ce = mx_llmin(C, sc - fc * C);
-        for (long long fr = 0; fr < nrf; fr++) {
-            long long re = mx_llmin(R, sr - fr * R);
-            mx_sram_streams g[2];
-            memset(g, 0, sizeof g);
-            int ng = 0;
-            switch (c->dataflow) {
-            case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
-                g[ng++] = (mx_sram_streams){ce, t, fc * C * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
-                break;
-            case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
-                g[ng++] = (mx_sram_streams){re, t, fr * R * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
-                break;
-            }
-            total += fold_stall(memo, g, ng);
+    const long long nf = mx_fold_count(c, m, n, k);
+    for (long long f = 0; f < nf; f++) { /* the fold schedule's folds (mx_fold_at) */
+        mx_fold fo;
+        mx_fold_at(c, m, n, k, f, &fo);
+        mx_sram_streams g[2];
+        memset(g, 0, sizeof g);
+        int ng = 0;
+        switch (c->dataflow) {
+        case MX_DATAFLOW_OS: /* A rows from the left, B columns from the top */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * pa, pa, la, la, sa->banks, sa->bytes_per_cycle};
+            g[ng++] = (mx_sram_streams){fo.cols, t, fo.c0 * pb, pb, lb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_WS: /* B stationary; array row i takes lanes i of an A row per step */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * la, la, pa, la, sa->banks, sa->bytes_per_cycle};
+            break;
+        case MX_DATAFLOW_IS: /* A stationary; B rows stream the same way */
+            g[ng++] = (mx_sram_streams){fo.rows, t, fo.r0 * lb, lb, pb, lb, sb->banks, sb->bytes_per_cycle};
+            break;
         }
+        total += fold_stall(memo, g, ng);
     }
     return total;
 }
@@ -188,7 +186,7 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
  * leaving the array (RTL: start_i in cycle 0 to done_o), without SRAM stalls,
  * for the output-stationary array with fold overlap:
  *   lead 2: descriptor latch, synchronous SRAM read -> first K-step;
- *   folds as mx_tile_compute_cycles (col-fold outer, start_{f+1} = start_f + max(t, r_f));
+ *   folds as the fold schedule (mx_fold_at: col-fold outer, start_{f+1} = start_f + max(t, r_f));
  *   the result of PE (i, j) of fold f reaches the column FIFO head at
  *   2 + start_f + t + i + j + P + 1; the column's collector takes one value a
  *   cycle, in order; a block (rqu.block column: a fold's column; tile: the fold's
@@ -200,31 +198,31 @@ static long long tile_sram_stall(const mx_arch_config *c, stall_memo *memo, cons
 long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, long long k)
 {
     if (c->dataflow != MX_DATAFLOW_OS || !c->fold_overlap || c->scalesim_compat) return -1;
-    const long long R = c->rows, C = c->cols, P = c->pe_pipeline_depth, S = 2;
+    const long long C = c->cols, P = c->pe_pipeline_depth, S = 2;
     const long long t = mx_cdiv(k, c->lanes);
     long long *enter = malloc((size_t)(2 * C) * sizeof *enter);
     if (!enter) return -1;
     long long *left = enter + C;
     for (long long j = 0; j < C; j++) enter[j] = left[j] = -1;
-    long long start = 0, prev_tile = -1, last = -1, prev_c = 0;
-    for (long long c0 = 0; c0 < n; c0 += C)
-        for (long long r0 = 0; r0 < m; r0 += R) {
-            const long long r = mx_llmin(R, m - r0), cc = mx_llmin(C, n - c0);
-            long long tile_full = -1;
-            for (long long j = 0; j < cc; j++) {
-                long long e = enter[j];
-                const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
-                for (long long i = 0; i < r; i++) {
-                    e = mx_llmax(S + start + t + i + j + P + 1, e + 1);
-                    if (i == 0) e = mx_llmax(e, gate);
-                }
-                enter[j] = e;
-                if (c->rqu_tile) tile_full = mx_llmax(tile_full, e + 1);
-                else { left[j] = e + 1; last = mx_llmax(last, e + 1); }
+    long long prev_tile = -1, last = -1, prev_c = 0;
+    const long long nf = mx_fold_count(c, m, n, k);
+    for (long long f = 0; f < nf; f++) {
+        mx_fold fo;
+        mx_fold_at(c, m, n, k, f, &fo);
+        long long tile_full = -1;
+        for (long long j = 0; j < fo.cols; j++) {
+            long long e = enter[j];
+            const long long gate = c->rqu_tile ? (j < prev_c ? prev_tile : -1) : left[j];
+            for (long long i = 0; i < fo.rows; i++) {
+                e = mx_llmax(S + fo.start + t + i + j + P + 1, e + 1);
+                if (i == 0) e = mx_llmax(e, gate);
             }
-            if (c->rqu_tile) { prev_tile = tile_full; last = mx_llmax(last, tile_full); prev_c = cc; }
-            start += mx_llmax(t, r);
+            enter[j] = e;
+            if (c->rqu_tile) tile_full = mx_llmax(tile_full, e + 1);
+            else { left[j] = e + 1; last = mx_llmax(last, e + 1); }
         }
+        if (c->rqu_tile) { prev_tile = tile_full; last = mx_llmax(last, tile_full); prev_c = fo.cols; }
+    }
     free(enter);
     return last + 1;
 }
@@ -746,6 +744,18 @@ static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, c
     if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
 }
 
+/* The ranks (bit channel * ranks + rank, mod 64) a stream's bursts touch. */
+static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
+{
+    uint64_t mask = 0, addr;
+    mx_dram_addr a;
+    while (mx_dma_stream_next(&st, &addr)) {
+        mx_dram_map(&c->dram, addr, &a);
+        mask |= 1ull << ((a.channel * c->dram.ranks + a.rank) & 63);
+    }
+    return mask;
+}
+
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
@@ -755,6 +765,7 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     if (!c->dram_model) return -1;
     mx_dma_stream st;
     transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
+    out->ranks = stream_ranks(c, st);
     int is_write = what == MX_PROBE_STORE;
     mx_dram_probe pr;
     char err[200];
@@ -765,6 +776,57 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     out->cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
                   ds->energy_pj[MX_DRAM_E_WR];
     out->act = (long long)ds->act;
+    out->end_clock = (long long)pr.end_clock;
+    return 0;
+}
+
+/* Two streams, one after the other, as one mx_dram_next_addr source. */
+typedef struct {
+    mx_dma_stream st[2];
+    int i;
+} stream_pair;
+
+static int stream_pair_next(void *src, uint64_t *addr)
+{
+    stream_pair *p = src;
+    while (p->i < 2) {
+        if (mx_dma_stream_next(&p->st[p->i], addr)) return 1;
+        p->i++;
+    }
+    return 0;
+}
+
+int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long M, long long N, long long K,
+                             const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])
+{
+    memset(out, 0, 2 * sizeof *out);
+    if (!c->dram_model) return -1;
+    stream_pair sp;
+    memset(&sp, 0, sizeof sp);
+    for (int i = 0; i < 2; i++)
+        transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
+                        &sp.st[i]);
+    const uint64_t first = (uint64_t)mx_dma_stream_bursts(&sp.st[0]);
+    out[0].ranks = stream_ranks(c, sp.st[0]);
+    out[1].ranks = out[0].ranks | stream_ranks(c, sp.st[1]);
+    mx_dram_probe pr;
+    char err[200];
+    const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[1].what & MX_PROBE_STORE) != 0;
+    if (second_at < 0) second_at = w0 != w1 ? 1 : 0;
+    if (mx_dram_probe_run_split(&c->dram, stream_pair_next, &sp, w0, first, w1, (uint64_t)second_at, &pr, err,
+                                sizeof err) != 0)
+        return -1;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    const mx_dram_stats *ds = &pr.stats;
+    out[0].bursts = (long long)first;
+    out[0].cycles = (long long)ceil((double)pr.split_end * ratio - 1e-9);
+    out[1].bursts = (long long)(pr.bursts - first);
+    out[1].first = (long long)ceil((double)pr.second_first * ratio - 1e-9);
+    out[1].cycles = (long long)ceil((double)pr.end_clock * ratio - 1e-9);
+    out[1].cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
+                    ds->energy_pj[MX_DRAM_E_WR];
+    out[1].act = (long long)ds->act;
     return 0;
 }
 

@@ -70,6 +70,9 @@ typedef struct {
     long long cycles;   /* accelerator cycles from the first request to the last data */
     double cmd_pj;      /* ACT + PRE + RD/WR energy                                  */
     long long act;
+    uint64_t ranks;     /* ranks touched: bit channel * ranks + rank (mod 64)          */
+    long long end_clock; /* DRAM clock of the last completion (probe alone)            */
+    long long first;    /* mx_cycle_probe_pair out[1]: cycles to the second's first completion */
 } mx_tile_probe;
 /* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
  * _STORE), with the channel's burst (the DRAM model's, or 64 bytes). */
@@ -80,6 +83,23 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
                         int what, mx_tile_probe *out);
+
+/* Two tile transfers issued back to back on a fresh DRAM (the second from
+ * DRAM clock second_at on; -1: at once, or one clock later when one is a
+ * load and the other a store, so the writes have begun draining): the controller serves row hits of either first (FR-FCFS), so
+ * the first one's data may be in after some of the second's.  The analytic
+ * engine times the first two loads of a double-buffered GEMM (tile 1 waits
+ * for nothing, so the DMA issues it right behind tile 0) and a store queued
+ * right behind another with these.  out[0].cycles: the first transfer all
+ * done; out[1].cycles: both; the energy and ACTs of both in out[1].  0, or
+ * -1 without a DRAM model. */
+typedef struct {
+    long long r0, m, n0, n, k0, k;
+    int what;
+} mx_probe_xfer;
+int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                        const mx_operand_fmt *fo, long long M, long long N, long long K,
+                        const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2]);
 
 #ifdef __cplusplus
 }

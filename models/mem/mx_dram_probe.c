@@ -10,14 +10,23 @@
 int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
                       mx_dram_probe *out, char *err, size_t errlen)
 {
+    return mx_dram_probe_run_split(c, next, src, is_write, 0, is_write, 0, out, err, errlen);
+}
+
+int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
+                            uint64_t split, int second_is_write, uint64_t second_at, mx_dram_probe *out,
+                            char *err, size_t errlen)
+{
     memset(out, 0, sizeof *out);
     mx_dram *d = mx_dram_new(c, err, errlen);
     if (!d) return -1;
     uint64_t issued = 0, done = 0, last = 0, addr;
     int have = next(src, &addr);
     for (;;) {
-        while (have && mx_dram_can_accept(d, addr, is_write)) {
-            if (mx_dram_add(d, addr, is_write, issued++) != 0) { /* refused after accepting: a model bug */
+        for (;;) {
+            const int second = split > 0 && issued >= split, wr = second ? second_is_write : is_write;
+            if (!have || (second && mx_dram_now(d) < second_at) || !mx_dram_can_accept(d, addr, wr)) break;
+            if (mx_dram_add(d, addr, wr, issued++) != 0) { /* refused after accepting: a model bug */
                 mx_dram_free(d);
                 snprintf(err, errlen, "DRAM model refused a request it had room for (address 0x%llx)",
                          (unsigned long long)addr);
@@ -29,10 +38,13 @@ int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src
         while (mx_dram_pop_done(d, &r)) {
             done++;
             if (r.done > last) last = r.done;
+            if (r.id < split && r.done > out->split_end) out->split_end = r.done;
+            if (r.id >= split && (out->second_first == 0 || r.done < out->second_first)) out->second_first = r.done;
         }
         if (!have && done == issued) break;
         /* a queue slot frees only when the model acts: skip to its next event */
         uint64_t nx = mx_dram_next_event(d);
+        if (have && issued >= split && split > 0 && mx_dram_now(d) < second_at && second_at < nx) nx = second_at;
         if (nx == UINT64_MAX) break;
         mx_dram_run_until(d, nx);
     }

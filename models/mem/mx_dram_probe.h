@@ -24,12 +24,23 @@ typedef int (*mx_dram_next_addr)(void *src, uint64_t *addr);
 typedef struct {
     uint64_t bursts;      /* requests issued                              */
     uint64_t end_clock;   /* DRAM clock the last request completed        */
+    uint64_t split_end;   /* _split: DRAM clock the last of the first `split`
+                             requests completed                            */
+    uint64_t second_first; /* _split: the first of the others completed    */
     mx_dram_stats stats;  /* commands, row hits, energy (incl. background) */
 } mx_dram_probe;
 
 /* 0, or -1 with err set (bad config). */
 int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
                       mx_dram_probe *out, char *err, size_t errlen);
+/* The same for two transfers as one sequence: the first `split` requests
+ * (is_write), then the rest (second_is_write), added from DRAM clock
+ * second_at on, so the controller may reorder across them (row hits
+ * first) or, for a read behind writes, finds the writes already draining.
+ * out->split_end says when the first transfer's data was all in. */
+int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
+                            uint64_t split, int second_is_write, uint64_t second_at, mx_dram_probe *out,
+                            char *err, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -621,9 +621,118 @@ static std::string txn_str(const Txn &x, int lanes)
     return s.str();
 }
 
-template <class M, int L> static Result run_pe_model(const Options &o, const Trace &t)
+// The C model's stage registers and outputs against the RTL's (the PE's
+// four stages, then its ports); a mismatch's stimulus is the group the
+// failing stage holds (ids of S1, S2, S3 and the accumulator's last group).
+// true on a mismatch.
+template <class M, int L, class Stim>
+static bool check_pe_stages(Checker &chk, Sim<M> &s, const mx_pe_regs *q, const mx_pe_out &c, const Stim &stage_stim,
+                            long id_s1, long id_s2, long id_s3, long id_acc)
 {
     constexpr int SUM_W = RTL_AL_W + (L > 32 ? 6 : L > 16 ? 5 : L > 8 ? 4 : L > 4 ? 3 : L > 2 ? 2 : L > 1 ? 1 : 0); // + clog2(L)
+    auto *R = s.m->rootp;
+    chk.stim = [&stage_stim, id_s1] { return stage_stim(id_s1, "S1 holds"); };
+    bool bad = false;
+    bad = bad || chk("s1_valid_q", -1, (uint64_t)q->s1_valid_q, R->mx_pe__DOT__s1_valid_q, 1, "pe");
+    for (int i = 0; i < L && !bad; i++) {
+        bad = chk("s1_sign_q", i, (uint64_t)q->s1_sign_q[i], field(R->mx_pe__DOT__s1_sign_q, i, 1), 1, "mul") ||
+              chk("s1_prod_q", i, q->s1_prod_q[i], field(R->mx_pe__DOT__s1_prod_q, i * PROD_W, PROD_W), PROD_W, "mul") ||
+              chk("s1_exp_q", i, (uint64_t)q->s1_exp_q[i], field(R->mx_pe__DOT__s1_exp_q, i * PEXP_W, PEXP_W), PEXP_W, "mul") ||
+              chk("s1_zero_q", i, (uint64_t)q->s1_zero_q[i], field(R->mx_pe__DOT__s1_zero_q, i, 1), 1, "mul") ||
+              chk("s1_nan_q", i, (uint64_t)q->s1_nan_q[i], field(R->mx_pe__DOT__s1_nan_q, i, 1), 1, "mul") ||
+              chk("s1_inf_q", i, (uint64_t)q->s1_inf_q[i], field(R->mx_pe__DOT__s1_inf_q, i, 1), 1, "mul") ||
+              chk("s1_mode_q", i, (uint64_t)q->s1_mode_q[i], field(R->mx_pe__DOT__s1_mode_q, i * 2, 2), 2, "mul");
+    }
+    bad = bad || chk("s1_first_q", -1, (uint64_t)q->s1_first_q, R->mx_pe__DOT__s1_first_q, 1) ||
+          chk("s1_last_q", -1, (uint64_t)q->s1_last_q, R->mx_pe__DOT__s1_last_q, 1) ||
+          chk("s1_acc_q", -1, q->s1_acc_q, R->mx_pe__DOT__s1_acc_q, 32) ||
+          chk("s1_a_scale_q", -1, q->s1_a_scale_q, R->mx_pe__DOT__s1_a_scale_q, 8) ||
+          chk("s1_b_scale_q", -1, q->s1_b_scale_q, R->mx_pe__DOT__s1_b_scale_q, 8);
+    if (!bad) chk.stim = [&stage_stim, id_s2] { return stage_stim(id_s2, "S2 holds"); };
+    bad = bad || chk("s2_valid_q", -1, (uint64_t)q->s2_valid_q, R->mx_pe__DOT__s2_valid_q, 1);
+    for (int i = 0; i < L && !bad; i++)
+        bad = chk("s2_aligned_q", i, (uint64_t)q->s2_aligned_q[i],
+                  field(R->mx_pe__DOT__s2_aligned_q, i * RTL_AL_W, RTL_AL_W), RTL_AL_W, "align");
+    bad = bad || chk("s2_emax_q", -1, (uint64_t)q->s2_emax_q, R->mx_pe__DOT__s2_emax_q, PEXP_W, "align") ||
+          chk("s2_nan_q", -1, (uint64_t)q->s2_nan_q, R->mx_pe__DOT__s2_nan_q, 1, "align") ||
+          chk("s2_inf_q", -1, (uint64_t)q->s2_inf_q, R->mx_pe__DOT__s2_inf_q, 1, "align") ||
+          chk("s2_inf_sign_q", -1, (uint64_t)q->s2_inf_sign_q, R->mx_pe__DOT__s2_inf_sign_q, 1, "align") ||
+          chk("s2_first_q", -1, (uint64_t)q->s2_first_q, R->mx_pe__DOT__s2_first_q, 1) ||
+          chk("s2_last_q", -1, (uint64_t)q->s2_last_q, R->mx_pe__DOT__s2_last_q, 1) ||
+          chk("s2_acc_q", -1, q->s2_acc_q, R->mx_pe__DOT__s2_acc_q, 32) ||
+          chk("s2_a_scale_q", -1, q->s2_a_scale_q, R->mx_pe__DOT__s2_a_scale_q, 8) ||
+          chk("s2_b_scale_q", -1, q->s2_b_scale_q, R->mx_pe__DOT__s2_b_scale_q, 8);
+    if (!bad) chk.stim = [&stage_stim, id_s3] { return stage_stim(id_s3, "S3 holds"); };
+    bad = bad || chk("s3_valid_q", -1, (uint64_t)q->s3_valid_q, R->mx_pe__DOT__s3_valid_q, 1) ||
+          chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, SUM_W, "addtree") ||
+          chk("s3_emax_q", -1, (uint64_t)q->s3_emax_q, R->mx_pe__DOT__s3_emax_q, PEXP_W) ||
+          chk("s3_nan_q", -1, (uint64_t)q->s3_nan_q, R->mx_pe__DOT__s3_nan_q, 1) ||
+          chk("s3_inf_q", -1, (uint64_t)q->s3_inf_q, R->mx_pe__DOT__s3_inf_q, 1) ||
+          chk("s3_inf_sign_q", -1, (uint64_t)q->s3_inf_sign_q, R->mx_pe__DOT__s3_inf_sign_q, 1) ||
+          chk("s3_first_q", -1, (uint64_t)q->s3_first_q, R->mx_pe__DOT__s3_first_q, 1) ||
+          chk("s3_last_q", -1, (uint64_t)q->s3_last_q, R->mx_pe__DOT__s3_last_q, 1) ||
+          chk("s3_acc_q", -1, q->s3_acc_q, R->mx_pe__DOT__s3_acc_q, 32) ||
+          chk("s3_a_scale_q", -1, q->s3_a_scale_q, R->mx_pe__DOT__s3_a_scale_q, 8) ||
+          chk("s3_b_scale_q", -1, q->s3_b_scale_q, R->mx_pe__DOT__s3_b_scale_q, 8);
+    if (!bad) chk.stim = [&stage_stim, id_acc] { return stage_stim(id_acc, "last group into the accumulator:"); };
+    bad = bad || chk("acc_q", -1, q->acc_q, R->mx_pe__DOT__acc_q, 32, "accum") ||
+          chk("out_q", -1, q->out_q, R->mx_pe__DOT__out_q, 32, "accum") ||
+          chk("out_valid_q", -1, (uint64_t)q->out_valid_q, R->mx_pe__DOT__out_valid_q, 1, "accum") ||
+          chk("in_ready_o", -1, (uint64_t)c.in_ready_o, s.m->in_ready_o, 1) ||
+          chk("out_valid_o", -1, (uint64_t)c.out_valid_o, s.m->out_valid_o, 1) ||
+          chk("out_o", -1, c.out_o, s.m->out_o, 32);
+    return bad;
+}
+
+// Functional coverage of a cycle whose edge moves the pipeline: the align
+// and accumulator inputs from the C model's stage contents, the accepted
+// group, and all-zero scale blocks (blk_zero_*: the block's groups so far).
+template <int L>
+static void cover_pe_edge(const Options &o, const mx_pe_config &cfg, const mx_pe_regs *q, const mx_pe_in &in,
+                          const Txn &cur, bool &blk_zero_a, bool &blk_zero_b)
+{
+    const bool bf16 = o.fmt == MX_PE_BF16;
+    if (q->s1_valid_q) {
+        mx_align_in ai;
+        std::memset(&ai, 0, sizeof ai);
+        for (int i = 0; i < L; i++) {
+            ai.sign_i[i] = q->s1_sign_q[i]; ai.prod_i[i] = q->s1_prod_q[i]; ai.exp_i[i] = q->s1_exp_q[i];
+            ai.nan_i[i] = q->s1_nan_q[i]; ai.inf_i[i] = q->s1_inf_q[i];
+        }
+        fcov::align(L, RTL_ALIGN_W, ai);
+    }
+    if (q->s3_valid_q) {
+        mx_accum_in ai;
+        std::memset(&ai, 0, sizeof ai);
+        ai.en_i = ai.valid_i = 1;
+        ai.first_i = q->s3_first_q; ai.last_i = q->s3_last_q; ai.acc_i = q->s3_acc_q;
+        ai.sum_i = q->s3_sum_q; ai.emax_i = q->s3_emax_q;
+        ai.a_scale_i = q->s3_a_scale_q; ai.b_scale_i = q->s3_b_scale_q; ai.use_scale_i = !bf16;
+        ai.nan_i = q->s3_nan_q; ai.inf_i = q->s3_inf_q; ai.inf_sign_i = q->s3_inf_sign_q;
+        mx_accum_regs aq = {q->acc_q, q->out_q, q->out_valid_q}, ad;
+        mx_accum_out ao;
+        mx_accum_comb(RTL_ALIGN_W, &ai, &aq, &ad, &ao);
+        fcov::accum(RTL_ALIGN_W, ai, ai.first_i ? ai.acc_i : aq.acc_q, ao);
+    }
+    if (in.in_valid_i) {
+        fcov::pe_group(cfg, cur.a, cur.b, cur.xa, cur.xb);
+        if (!bf16) {
+            if (cur.blk_first) blk_zero_a = blk_zero_b = true;
+            for (int i = 0; i < L; i++) {
+                mx_decode_out da, db;
+                decode_c(o.fmt, o.fp5_bias, cur.a[i], &da);
+                decode_c(o.fmt_b, o.fp5_bias, cur.b[i], &db);
+                blk_zero_a = blk_zero_a && da.zero_o;
+                blk_zero_b = blk_zero_b && db.zero_o;
+            }
+            if (cur.blk_last && blk_zero_a) fcov::pe_zero_block('a');
+            if (cur.blk_last && blk_zero_b) fcov::pe_zero_block('b');
+        }
+    }
+}
+
+template <class M, int L> static Result run_pe_model(const Options &o, const Trace &t)
+{
     Result r;
     Checker chk(r, "pe");
     Sim<M> s(t);
@@ -736,62 +845,12 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         uint64_t c0 = __rdtsc();
         mx_pe_comb(&cfg, &in, q, d, &c);
         c_tsc += __rdtsc() - c0;
-        auto *R = s.m->rootp;
         chk.cycle = cyc;
         auto stage_stim = [&](long id, const char *what) {
             if (id < 0) return std::string(what) + " (nothing yet: reset values)";
             return std::string(what) + " " + txn_str(hist[(size_t)(id % HIST)], L);
         };
-        chk.stim = [&] { return stage_stim(id_s1, "S1 holds"); };
-        bool bad = false;
-        bad = bad || chk("s1_valid_q", -1, (uint64_t)q->s1_valid_q, R->mx_pe__DOT__s1_valid_q, 1, "pe");
-        for (int i = 0; i < L && !bad; i++) {
-            bad = chk("s1_sign_q", i, (uint64_t)q->s1_sign_q[i], field(R->mx_pe__DOT__s1_sign_q, i, 1), 1, "mul") ||
-                  chk("s1_prod_q", i, q->s1_prod_q[i], field(R->mx_pe__DOT__s1_prod_q, i * PROD_W, PROD_W), PROD_W, "mul") ||
-                  chk("s1_exp_q", i, (uint64_t)q->s1_exp_q[i], field(R->mx_pe__DOT__s1_exp_q, i * PEXP_W, PEXP_W), PEXP_W, "mul") ||
-                  chk("s1_zero_q", i, (uint64_t)q->s1_zero_q[i], field(R->mx_pe__DOT__s1_zero_q, i, 1), 1, "mul") ||
-                  chk("s1_nan_q", i, (uint64_t)q->s1_nan_q[i], field(R->mx_pe__DOT__s1_nan_q, i, 1), 1, "mul") ||
-                  chk("s1_inf_q", i, (uint64_t)q->s1_inf_q[i], field(R->mx_pe__DOT__s1_inf_q, i, 1), 1, "mul") ||
-                  chk("s1_mode_q", i, (uint64_t)q->s1_mode_q[i], field(R->mx_pe__DOT__s1_mode_q, i * 2, 2), 2, "mul");
-        }
-        bad = bad || chk("s1_first_q", -1, (uint64_t)q->s1_first_q, R->mx_pe__DOT__s1_first_q, 1) ||
-              chk("s1_last_q", -1, (uint64_t)q->s1_last_q, R->mx_pe__DOT__s1_last_q, 1) ||
-              chk("s1_acc_q", -1, q->s1_acc_q, R->mx_pe__DOT__s1_acc_q, 32) ||
-              chk("s1_a_scale_q", -1, q->s1_a_scale_q, R->mx_pe__DOT__s1_a_scale_q, 8) ||
-              chk("s1_b_scale_q", -1, q->s1_b_scale_q, R->mx_pe__DOT__s1_b_scale_q, 8);
-        if (!bad) chk.stim = [&] { return stage_stim(id_s2, "S2 holds"); };
-        bad = bad || chk("s2_valid_q", -1, (uint64_t)q->s2_valid_q, R->mx_pe__DOT__s2_valid_q, 1);
-        for (int i = 0; i < L && !bad; i++)
-            bad = chk("s2_aligned_q", i, (uint64_t)q->s2_aligned_q[i],
-                      field(R->mx_pe__DOT__s2_aligned_q, i * RTL_AL_W, RTL_AL_W), RTL_AL_W, "align");
-        bad = bad || chk("s2_emax_q", -1, (uint64_t)q->s2_emax_q, R->mx_pe__DOT__s2_emax_q, PEXP_W, "align") ||
-              chk("s2_nan_q", -1, (uint64_t)q->s2_nan_q, R->mx_pe__DOT__s2_nan_q, 1, "align") ||
-              chk("s2_inf_q", -1, (uint64_t)q->s2_inf_q, R->mx_pe__DOT__s2_inf_q, 1, "align") ||
-              chk("s2_inf_sign_q", -1, (uint64_t)q->s2_inf_sign_q, R->mx_pe__DOT__s2_inf_sign_q, 1, "align") ||
-              chk("s2_first_q", -1, (uint64_t)q->s2_first_q, R->mx_pe__DOT__s2_first_q, 1) ||
-              chk("s2_last_q", -1, (uint64_t)q->s2_last_q, R->mx_pe__DOT__s2_last_q, 1) ||
-              chk("s2_acc_q", -1, q->s2_acc_q, R->mx_pe__DOT__s2_acc_q, 32) ||
-              chk("s2_a_scale_q", -1, q->s2_a_scale_q, R->mx_pe__DOT__s2_a_scale_q, 8) ||
-              chk("s2_b_scale_q", -1, q->s2_b_scale_q, R->mx_pe__DOT__s2_b_scale_q, 8);
-        if (!bad) chk.stim = [&] { return stage_stim(id_s3, "S3 holds"); };
-        bad = bad || chk("s3_valid_q", -1, (uint64_t)q->s3_valid_q, R->mx_pe__DOT__s3_valid_q, 1) ||
-              chk("s3_sum_q", -1, (uint64_t)q->s3_sum_q, R->mx_pe__DOT__s3_sum_q, SUM_W, "addtree") ||
-              chk("s3_emax_q", -1, (uint64_t)q->s3_emax_q, R->mx_pe__DOT__s3_emax_q, PEXP_W) ||
-              chk("s3_nan_q", -1, (uint64_t)q->s3_nan_q, R->mx_pe__DOT__s3_nan_q, 1) ||
-              chk("s3_inf_q", -1, (uint64_t)q->s3_inf_q, R->mx_pe__DOT__s3_inf_q, 1) ||
-              chk("s3_inf_sign_q", -1, (uint64_t)q->s3_inf_sign_q, R->mx_pe__DOT__s3_inf_sign_q, 1) ||
-              chk("s3_first_q", -1, (uint64_t)q->s3_first_q, R->mx_pe__DOT__s3_first_q, 1) ||
-              chk("s3_last_q", -1, (uint64_t)q->s3_last_q, R->mx_pe__DOT__s3_last_q, 1) ||
-              chk("s3_acc_q", -1, q->s3_acc_q, R->mx_pe__DOT__s3_acc_q, 32) ||
-              chk("s3_a_scale_q", -1, q->s3_a_scale_q, R->mx_pe__DOT__s3_a_scale_q, 8) ||
-              chk("s3_b_scale_q", -1, q->s3_b_scale_q, R->mx_pe__DOT__s3_b_scale_q, 8);
-        if (!bad) chk.stim = [&] { return stage_stim(id_acc, "last group into the accumulator:"); };
-        bad = bad || chk("acc_q", -1, q->acc_q, R->mx_pe__DOT__acc_q, 32, "accum") ||
-              chk("out_q", -1, q->out_q, R->mx_pe__DOT__out_q, 32, "accum") ||
-              chk("out_valid_q", -1, (uint64_t)q->out_valid_q, R->mx_pe__DOT__out_valid_q, 1, "accum") ||
-              chk("in_ready_o", -1, (uint64_t)c.in_ready_o, s.m->in_ready_o, 1) ||
-              chk("out_valid_o", -1, (uint64_t)c.out_valid_o, s.m->out_valid_o, 1) ||
-              chk("out_o", -1, c.out_o, s.m->out_o, 32);
+        bool bad = check_pe_stages<M, L>(chk, s, q, c, stage_stim, id_s1, id_s2, id_s3, id_acc);
         // the emitted result also equals the functional model's
         if (!bad && c.out_valid_o && in.out_ready_i) {
             if (out_seen < (long)expect_out.size()) {
@@ -809,44 +868,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
         rtl_tsc += __rdtsc() - e0;
         s.dump(cyc, 1);
         if (c.in_ready_o) {
-            // functional coverage from the C model's stage contents and accepted inputs
-            if (q->s1_valid_q) {
-                mx_align_in ai;
-                std::memset(&ai, 0, sizeof ai);
-                for (int i = 0; i < L; i++) {
-                    ai.sign_i[i] = q->s1_sign_q[i]; ai.prod_i[i] = q->s1_prod_q[i]; ai.exp_i[i] = q->s1_exp_q[i];
-                    ai.nan_i[i] = q->s1_nan_q[i]; ai.inf_i[i] = q->s1_inf_q[i];
-                }
-                fcov::align(L, RTL_ALIGN_W, ai);
-            }
-            if (q->s3_valid_q) {
-                mx_accum_in ai;
-                std::memset(&ai, 0, sizeof ai);
-                ai.en_i = ai.valid_i = 1;
-                ai.first_i = q->s3_first_q; ai.last_i = q->s3_last_q; ai.acc_i = q->s3_acc_q;
-                ai.sum_i = q->s3_sum_q; ai.emax_i = q->s3_emax_q;
-                ai.a_scale_i = q->s3_a_scale_q; ai.b_scale_i = q->s3_b_scale_q; ai.use_scale_i = !bf16;
-                ai.nan_i = q->s3_nan_q; ai.inf_i = q->s3_inf_q; ai.inf_sign_i = q->s3_inf_sign_q;
-                mx_accum_regs aq = {q->acc_q, q->out_q, q->out_valid_q}, ad;
-                mx_accum_out ao;
-                mx_accum_comb(RTL_ALIGN_W, &ai, &aq, &ad, &ao);
-                fcov::accum(RTL_ALIGN_W, ai, ai.first_i ? ai.acc_i : aq.acc_q, ao);
-            }
-            if (in.in_valid_i) {
-                fcov::pe_group(cfg, cur.a, cur.b, cur.xa, cur.xb);
-                if (!bf16) {
-                    if (cur.blk_first) blk_zero_a = blk_zero_b = true;
-                    for (int i = 0; i < L; i++) {
-                        mx_decode_out da, db;
-                        decode_c(o.fmt, o.fp5_bias, cur.a[i], &da);
-                        decode_c(o.fmt_b, o.fp5_bias, cur.b[i], &db);
-                        blk_zero_a = blk_zero_a && da.zero_o;
-                        blk_zero_b = blk_zero_b && db.zero_o;
-                    }
-                    if (cur.blk_last && blk_zero_a) fcov::pe_zero_block('a');
-                    if (cur.blk_last && blk_zero_b) fcov::pe_zero_block('b');
-                }
-            }
+            cover_pe_edge<L>(o, cfg, q, in, cur, blk_zero_a, blk_zero_b);
             id_acc = q->s3_valid_q ? id_s3 : id_acc;
             id_s3 = q->s2_valid_q ? id_s2 : id_s3;
             id_s2 = q->s1_valid_q ? id_s1 : id_s2;

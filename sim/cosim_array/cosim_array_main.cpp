@@ -1,7 +1,7 @@
 /*
  * cosim_array_main.cpp — whole-GEMM co-simulation of rtl/mx_array_ctrl.sv
  * (Verilated: descriptor-driven controller, mx_array, re-quantizing output
- * stage) against its C++ twin array_ctrl_model (array_model.cpp, built on the
+ * stage) against its C twin, the register model of models/array (built on the
  * C PE model and mx_requant_comb) in lock step, plus the C core's mx_pe_dot
  * for every output value and mx_requant_comb for every output block.
  *
@@ -18,8 +18,7 @@
  * twin's; every output must equal mx_pe_dot and every block's codes and
  * scale mx_requant_comb of those values; compute cycles (first K-step into
  * the array to the last PE result) without back-pressure must equal the
- * fold schedule written out here (tile_schedule_cycles) and the arch model's
- * mx_tile_compute_cycles().  First divergence: cycle,
+ * fold schedule, the arch model's mx_tile_compute_cycles().  First divergence: cycle,
  * GEMM, PE row/column, field, expected and actual in hex; exit 1.
  * Start-to-done (start_i to done_o) must equal tile_done_schedule (lead +
  * compute + drain, array_model.h) without back-pressure, and lie in
@@ -30,7 +29,7 @@
  * record, must equal the RTL's unthrottled start-to-done: one MISMATCH
  * line per differing tile (all tiles are run), a PASS line otherwise.
  * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
- * prints simulated cycles per second of the RTL and of the C++ twin (bench).
+ * prints simulated cycles per second of the RTL and of the C twin (bench).
  *
  * Bounds and progress: --gemms N runs the trace's first N GEMMs, --gemm I
  * only GEMM I (0-based; what a mismatch report's rerun line uses),
@@ -111,7 +110,7 @@ static void usage(FILE *f)
 }
 
 /* The cycle engine configured as the RTL's tile (--engine):
- *  - array: the config's R x C, L, os, P = 4, fold overlap (checked in main);
+ *  - array: the config's R x C, L, os, P, fold overlap (mx_array_config_from_arch in main);
  *  - one engine tile = the co-simulated GEMM = one descriptor: buffers large
  *    enough and memory.tiling: traffic (least traffic, then fewest tiles);
  *    the record's start..rqu_end is compared, so DRAM timing (load_ready)
@@ -242,7 +241,7 @@ static void report_mismatch(const mx_arch_config &cfg, const char *cpath, const 
     if (r >= 0 && c >= 0) {
         if (f) {
             const long long m = f->r0 + r, n = f->c0 + c;
-            fprintf(stderr, "  PE (%d, %d) output: C++ twin 0x%08x, RTL u_pe.out_o ", r, c, twin_pe);
+            fprintf(stderr, "  PE (%d, %d) output: C model 0x%08x, RTL u_pe.out_o ", r, c, twin_pe);
             if (rtl_pe) fprintf(stderr, "0x%08x", *rtl_pe);
             else fprintf(stderr, "(not visible in this build)");
             fprintf(stderr, "; its output (m, n) = (%lld, %lld) (fold rows %lld.., columns %lld..): mx_pe_dot 0x%08x\n", m, n,
@@ -291,19 +290,68 @@ static void report_mismatch(const mx_arch_config &cfg, const char *cpath, const 
     }
 }
 
+/* Every output's code and block scale against the C re-quantizer on
+ * mx_pe_dot's values: a block is a fold's column (R outputs along M) or with
+ * rqu.block: tile a TR x TC tile of the output matrix (inside one fold, as
+ * TR | R and TC | C; the matrix's last tiles partial).  0 equal, 1 with a
+ * MISMATCH line. */
+static int check_blocks(const mx_sc_job &j, int out_fmt, int fp5_bias, const std::vector<uint32_t> &expect,
+                        const std::vector<uint8_t> &got_code, const std::vector<int> &got_scale, size_t gi,
+                        const mx_gemm &g, const char *tpath)
+{
+    const long long br = j.rq_tile ? ARR_TR : ARR_R, bc = j.rq_tile ? ARR_TC : 1;
+    mx_requant_in rq;
+    mx_requant_out rqo;
+    memset(&rq, 0, sizeof rq);
+    rq.fmt_i = out_fmt;
+    rq.fp5_bias_i = fp5_bias;
+    for (long long m0 = 0; m0 < j.M; m0 += br)
+        for (long long n0 = 0; n0 < j.N; n0 += bc) {
+            const long long h = std::min(br, j.M - m0), w = std::min(bc, j.N - n0);
+            for (long long q = 0; q < w; q++)
+                for (long long r = 0; r < h; r++) rq.vals_i[q * h + r] = expect[(size_t)((m0 + r) * j.N + n0 + q)];
+            mx_requant_comb((int)(h * w), &rq, &rqo);
+            for (long long q = 0; q < w; q++)
+                for (long long r = 0; r < h; r++) {
+                    const size_t i = (size_t)((m0 + r) * j.N + n0 + q);
+                    if (got_scale[i] != rqo.scale_o || got_code[i] != rqo.codes_o[q * h + r]) {
+                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld) in the %lldx%lld block at (%lld, %lld): "
+                                        "code/scale array 0x%02x/0x%02x, mx_requant 0x%02x/0x%02x\n",
+                                gi, g.name, tpath, g.line, m0 + r, n0 + q, br, bc, m0, n0, got_code[i], got_scale[i] & 0xff,
+                                rqo.codes_o[q * h + r], rqo.scale_o);
+                        return 1;
+                    }
+                }
+        }
+    return 0;
+}
+
 static double now_s()
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-int main(int argc, char **argv)
-{
+/* Command-line options. */
+struct ca_opts {
     const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr, *data_dir = nullptr;
     unsigned long long seed = 1;
     double bp = 0;
-    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1, engine = 0, progress = isatty(2);
+    int fault_r = -1, fault_c = -1, quiet = 0, repeat = 1, engine = 0, progress = 0;
     long long max_cycles = -1, gemms = -1, gemm_only = -1;
     std::string bp_arg, fault_arg;
+};
+
+/* -1: run; else the exit status (0 after --help, 2 after one error line). */
+static int parse_args(int argc, char **argv, ca_opts &o)
+{
+    const char *&cpath = o.cpath, *&tpath = o.tpath, *&fst_path = o.fst_path, *&data_dir = o.data_dir;
+    unsigned long long &seed = o.seed;
+    double &bp = o.bp;
+    int &fault_r = o.fault_r, &fault_c = o.fault_c, &quiet = o.quiet, &repeat = o.repeat, &engine = o.engine,
+        &progress = o.progress;
+    long long &max_cycles = o.max_cycles, &gemms = o.gemms, &gemm_only = o.gemm_only;
+    std::string &bp_arg = o.bp_arg, &fault_arg = o.fault_arg;
+    progress = isatty(2);
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const bool has = i + 1 < argc;
@@ -355,26 +403,97 @@ int main(int argc, char **argv)
     if (!cpath || !tpath) { mx_print_error(PROG, "-c CONFIG and -t TRACE are required (--help)"); return 2; }
     if (gemms >= 0 && gemm_only >= 0) { mx_print_error(PROG, "options '--gemms' and '--gemm': give one of them"); return 2; }
     if (gemm_only >= 0 && repeat > 1) { mx_print_error(PROG, "options '--gemm' and '--repeat': give one of them"); return 2; }
+    return -1;
+}
+
+/* The first mismatch, for the report. */
+struct ca_mismatch { long long cyc = -1; std::string field; int r = -1, c = -1; uint64_t exp = 0, act = 0; long long fold = -1; };
+
+/* What the GEMMs of a run share: config, trace, the Verilated model and its
+ * C twin, bounds and progress, and the totals of the summary. */
+struct ca_run {
+    explicit ca_run(const ca_opts &opts) : o(opts) {}
+    const ca_opts &o;
+    mx_arch_config cfg;
+    mx_array_config acfg;
+    mx_trace tr = {nullptr, 0};
+    size_t g_lo = 0, g_hi = 0;   /* the GEMMs to run: [g_lo, g_hi) */
+    std::unique_ptr<VerilatedContext> ctx;
+    Vmx_array_ctrl *top = nullptr;
+    VerilatedFstC *fst = nullptr;
+    uint64_t vtime = 0;
+    int out_fmt = -1;            /* output re-quantization format, -1 none */
+    int skip_ico = 1;
+    uint64_t bp_rng = 0;
+    std::vector<const uint32_t *> pe_q; /* every PE's out_q, when visible */
+    bool pe_visible = true;
+    std::unique_ptr<array_ctrl_twin> model;
+    ca_mismatch mm;
+    /* bounds and progress */
+    size_t n_run = 0;
+    long long run_cycles = 0;    /* simulated cycles so far (resets included), for --max-cycles and progress */
+    bool cut = false;
+    size_t cur_gi = (size_t)-1, cut_gi = 0; /* the GEMM running (progress), the one cut */
+    long long cut_cyc = 0, gemms_done = 0;
+    double t_start = 0, t_prog = 0;
+    long long total_cycles = 0, all_cycles = 0;
+    /* start-to-done: back-pressure runs (GEMMs, equal to schedule + blocked,
+     * sums), engine comparison (tiles compared, mismatches) */
+    long long bp_gemms = 0, bp_exact = 0, bp_extra = 0, bp_blocked = 0;
+    long long eng_tiles = 0, eng_bad = 0;
+    double t_rtl = 0, t_model = 0, t_core = 0;
+    int rc = 0;
+
+    void show_progress(size_t gi, bool final) const
+    {
+        const double el = now_s() - t_start;
+        const bool tty = isatty(2);
+        fprintf(stderr, "%sprogress: GEMM %zu of %zu, %lld cycles, %.0f cycles/s, %.1f s%s", tty ? "\r" : "",
+                gi - g_lo + 1, n_run, run_cycles, el > 0 ? run_cycles / el : 0.0, el, tty && !final ? "   " : "\n");
+        fflush(stderr);
+    }
+};
+
+/* The config (with the array model's check of what the RTL can build, then
+ * this binary's size), the trace and the GEMMs to run.  0, or 2 after one
+ * error line. */
+static int setup_run(ca_run &x)
+{
+    const char *cpath = x.o.cpath, *tpath = x.o.tpath, *fst_path = x.o.fst_path;
+    const int fault_r = x.o.fault_r, fault_c = x.o.fault_c;
+    const long long gemms = x.o.gemms, gemm_only = x.o.gemm_only;
+    mx_arch_config &cfg = x.cfg;
+    mx_array_config &acfg = x.acfg;
+    mx_trace &tr = x.tr;
+    size_t &g_lo = x.g_lo, &g_hi = x.g_hi;
     char err[700], epath[MX_ARCH_PATH_MAX];
     /* before any work: a report must never name a waveform that was not written */
     if (fst_path && mx_check_output_file("--fst", fst_path, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
-    mx_arch_config cfg;
     if (mx_config_load(cpath, &cfg, epath, err, sizeof err) != 0 || mx_config_dram(cpath, &cfg, err, sizeof err) != 0) {
         mx_print_error(PROG, "%s", err);
         return 2;
     }
-    if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
-        cfg.pe_pipeline_depth != 4 || cfg.scalesim_compat || !cfg.fold_overlap) {
-        fprintf(stderr, "mxsim-cosim-array: %s: keys 'arch.rows/cols/lanes/dataflow/pe_pipeline_depth/fold_overlap/"
-                        "scalesim_compat': this binary simulates a %dx%d os array, %d lanes, depth 4, fold overlap on\n",
-                cpath, ARR_R, ARR_C, ARR_L);
+    /* the config check of the array model (what the RTL can build), then this binary's size */
+    if (mx_array_config_from_arch(&cfg, &acfg, err, sizeof err) != 0) {
+        fprintf(stderr, "mxsim-cosim-array: %s: %s\n", cpath, err);
         return 2;
     }
+    if (acfg.rows != ARR_R || acfg.cols != ARR_C || acfg.lanes != ARR_L || acfg.pipeline_depth != MX_ARRAY_PE_STAGES ||
+        (cfg.rqu_tile && (acfg.tile_rows != ARR_TR || acfg.tile_cols != ARR_TC))) {
+        fprintf(stderr, "mxsim-cosim-array: %s: keys 'arch.rows/cols/lanes/pe_pipeline_depth, format.tile': this binary "
+                        "simulates a %dx%d array, %d lanes, depth %d, re-quantization tile %dx%d\n",
+                cpath, ARR_R, ARR_C, ARR_L, MX_ARRAY_PE_STAGES, ARR_TR, ARR_TC);
+        return 2;
+    }
+    acfg.tile_rows = ARR_TR; /* column mode: the build's tile, unused */
+    acfg.tile_cols = ARR_TC;
+    acfg.fault_row = fault_r;
+    acfg.fault_col = fault_c;
     if (cfg.align_width != 32) { fprintf(stderr, "mxsim-cosim-array: %s: key 'format.align_width': the RTL is built with 32\n", cpath); return 2; }
-    mx_trace tr = {nullptr, 0};
     if (mx_trace_load(tpath, &tr, err, sizeof err) != 0) { mx_print_error(PROG, "%s", err); return 2; }
     /* the GEMMs to run: [g_lo, g_hi) */
-    size_t g_lo = 0, g_hi = tr.n;
+    g_lo = 0;
+    g_hi = tr.n;
     if (gemm_only >= 0) {
         if ((size_t)gemm_only >= tr.n) {
             mx_print_error(PROG, "option '--gemm': %s has %zu GEMMs (0..%zu), got %lld", tpath, tr.n, tr.n ? tr.n - 1 : 0, gemm_only);
@@ -387,15 +506,28 @@ int main(int argc, char **argv)
         g_hi = (size_t)gemms;
     }
 
-    std::unique_ptr<VerilatedContext> ctx(new VerilatedContext);
+    x.n_run = g_hi - g_lo;
+    x.cur_gi = g_lo > 0 ? g_lo - 1 : (size_t)-1;
+    return 0;
+}
+
+/* The Verilated model (with its waveform when --fst), the output format,
+ * every PE's result register through Verilator's scope table.  0, or 2. */
+static int setup_rtl(ca_run &x)
+{
+    const char *fst_path = x.o.fst_path;
+    const mx_arch_config &cfg = x.cfg;
+    x.ctx.reset(new VerilatedContext);
+    VerilatedContext *ctx = x.ctx.get();
     ctx->traceEverOn(fst_path != nullptr);
-    Vmx_array_ctrl *top = new Vmx_array_ctrl(ctx.get());
-    VerilatedFstC *fst = nullptr;
-    uint64_t vtime = 0;
+    Vmx_array_ctrl *&top = x.top;
+    VerilatedFstC *&fst = x.fst;
+    top = new Vmx_array_ctrl(ctx);
     if (fst_path) {
 #ifdef CA_NO_TRACE
         fprintf(stderr, "mxsim-cosim-array: option '--fst': this benchmark build has no waveform support (use build/mxsim-cosim-array)\n");
         delete top;
+        top = nullptr;
         return 2;
 #else
         fst = new VerilatedFstC;
@@ -405,20 +537,19 @@ int main(int argc, char **argv)
     }
     /* output re-quantization format: the config's output format when the
      * re-quantizer supports it (MX formats except BF16) */
-    int out_fmt = -1;
+    int &out_fmt = x.out_fmt;
     {
         mx_pe_fmt of;
         bool os;
         if (mx_sc_fmt_from_name(cfg.out_format, &of, &os) == 0 && os && of != MX_PE_BF16) out_fmt = of;
     }
-    int rc = 0;
-    const int skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
-    uint64_t bp_rng = 0;
+    x.skip_ico = !(getenv("MXSIM_COSIM_FULL_EVAL") && !strcmp(getenv("MXSIM_COSIM_FULL_EVAL"), "1"));
     /* every PE's output register through Verilator's scope table (out_q is
      * public_flat_rd in rtl/mx_pe.sv; out_o = out_q); all null when this
      * build does not expose them */
-    std::vector<const uint32_t *> pe_q((size_t)(ARR_R * ARR_C), nullptr);
-    bool pe_visible = true;
+    std::vector<const uint32_t *> &pe_q = x.pe_q;
+    bool &pe_visible = x.pe_visible;
+    pe_q.assign((size_t)(ARR_R * ARR_C), nullptr);
     for (int i = 0; i < ARR_R * ARR_C && pe_visible; i++) {
         char sn[160];
         snprintf(sn, sizeof sn, "TOP.mx_array_ctrl.u_array.g_row[%d].g_col[%d].u_pe", i / ARR_C, i % ARR_C);
@@ -427,365 +558,384 @@ int main(int argc, char **argv)
         if (!v || v->vltype() != VLVT_UINT32) pe_visible = false;
         else pe_q[(size_t)i] = (const uint32_t *)v->datap();
     }
-    /* the first mismatch, for the report */
-    struct mismatch { long long cyc = -1; std::string field; int r = -1, c = -1; uint64_t exp = 0, act = 0; long long fold = -1; };
-    mismatch mm;
-    /* bounds and progress */
-    const size_t n_run = g_hi - g_lo;
-    long long run_cycles = 0;   /* simulated cycles so far (resets included), for --max-cycles and progress */
-    bool cut = false;
-    size_t cur_gi = g_lo > 0 ? g_lo - 1 : (size_t)-1; /* the GEMM running (progress) */
-    size_t cut_gi = 0;
-    long long cut_cyc = 0, gemms_done = 0;
-    const double t_start = now_s();
-    double t_prog = t_start;
-    auto show_progress = [&](size_t gi, bool final) {
-        const double el = now_s() - t_start;
-        const bool tty = isatty(2);
-        fprintf(stderr, "%sprogress: GEMM %zu of %zu, %lld cycles, %.0f cycles/s, %.1f s%s", tty ? "\r" : "",
-                gi - g_lo + 1, n_run, run_cycles, el > 0 ? run_cycles / el : 0.0, el, tty && !final ? "   " : "\n");
-        fflush(stderr);
-    };
-    long long total_cycles = 0, all_cycles = 0;
-    /* start-to-done: back-pressure runs (GEMMs, equal to schedule + blocked,
-     * sums), engine comparison (tiles compared, mismatches) */
-    long long bp_gemms = 0, bp_exact = 0, bp_extra = 0, bp_blocked = 0;
-    long long eng_tiles = 0, eng_bad = 0;
-    double t_rtl = 0, t_model = 0, t_core = 0;
-    array_ctrl_model model(ARR_R, ARR_C, ARR_L, 32);
-    for (int rep = 0; rep < repeat && rc == 0; rep++)
-    for (size_t gi = g_lo; gi < g_hi && rc == 0 && !cut; gi++) {
-        const mx_gemm &g = tr.gemms[gi];
-        cur_gi = gi;
-        /* per GEMM, so that --gemm I reruns GEMM I with the same back-pressure */
-        bp_rng = (seed + gi) ^ 0xB4C4B4C4ull;
-        mx_sc_job j;
-        const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
-        if (!fe.empty()) {
-            fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, fe.c_str());
+    return 0;
+}
+
+/* GEMM gi's cycles: compute (first K-step to the last PE result) against
+ * the fold schedule and start-to-done against tile_done_schedule without
+ * back-pressure, within [schedule, schedule + blocked cycles] with it, and
+ * with --engine against the cycle engine's tile.  0, 1 (MISMATCH line) or 2. */
+static int check_gemm_cycles(ca_run &x, size_t gi, int rep, const mx_sc_job &j, const mx_gemm &g, long long cyc,
+                             long long first_issue, long long last_pe_done, long long blocked)
+{
+    const char *tpath = x.o.tpath;
+    const double bp = x.o.bp;
+    const int engine = x.o.engine, quiet = x.o.quiet;
+    const mx_arch_config &cfg = x.cfg;
+    long long &bp_gemms = x.bp_gemms, &bp_exact = x.bp_exact, &bp_extra = x.bp_extra, &bp_blocked = x.bp_blocked;
+    long long &eng_tiles = x.eng_tiles, &eng_bad = x.eng_bad;
+    int rc = 0;
+    /* cycles from the first K-step into the array through the cycle whose
+     * edge writes the last accumulator: the arch model's
+     * t + (r-1) + (c-1) + (P-1) per fold, folds overlapped */
+    const long long compute = last_pe_done - first_issue;
+    const long long analytic = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
+    if (bp == 0 && compute != analytic) {
+        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, fold schedule "
+                        "(mx_tile_compute_cycles) %lld\n", gi, g.name, tpath, g.line, compute, analytic);
+        rc = 1;
+        return rc;
+    }
+    /* start-to-done: the RTL against its schedule written out (lead +
+     * compute + drain), and with --engine the cycle engine's tile */
+    const tile_done_sched ds = tile_done_schedule(cfg, j.M, j.N, j.K, j.rq_tile);
+    if (bp == 0 && (cyc != ds.total || first_issue != ds.lead)) {
+        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld (first K-step in cycle %lld, drain %lld), "
+                        "schedule %lld (lead %lld + compute %lld + drain %lld)\n",
+                gi, g.name, tpath, g.line, cyc, first_issue, cyc - last_pe_done, ds.total, ds.lead, ds.compute, ds.drain);
+        rc = 1;
+        return rc;
+    }
+    if (bp > 0) {
+        /* back-pressure delays the tile by at most the cycles it blocked an output */
+        if (cyc < ds.total || cyc > ds.total + blocked) {
+            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld with back-pressure outside "
+                            "[unthrottled %lld, %lld + %lld cycles an output block was valid and not ready]\n",
+                    gi, g.name, tpath, g.line, cyc, ds.total, ds.total, blocked);
+            rc = 1;
+            return rc;
+        }
+        if (rep == 0) {
+            bp_gemms++;
+            bp_exact += cyc == ds.total + blocked;
+            bp_extra += cyc - ds.total;
+            bp_blocked += blocked;
+        }
+    }
+    if (engine && rep == 0) {
+        mx_cycle_tile er;
+        long long ntiles = 0;
+        const std::string ee = engine_tile(cfg, j, g, er, ntiles);
+        if (!ee.empty()) {
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: cycle engine: %s\n", tpath, g.line, ee.c_str());
             rc = 2;
-            break;
+            return rc;
         }
-        std::vector<float> af, bf;
-        std::string from_note;
-        std::string e = mx_sc_job_check(cfg, j);
-        if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
-            e = "M, N, K must fit the controller's 32-bit descriptor fields";
-        if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
-        if (e.empty()) {
-            std::string from;
-            if (mx_sc_load_operands("mxsim-cosim-array", data_dir, tpath, g, seed + gi, af, bf, &from)) {
-                rc = 2;
-                break;
-            }
-            from_note = from.empty() ? "" : "  (" + from + " from --data)";
-            e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
+        const long long e_total = er.rqu_end - er.start, e_comp = er.end - er.start - er.sram_stall;
+        const bool same = ntiles == 1 && er.m == j.M && er.n == j.N && er.k == j.K && er.rqu_end >= 0 &&
+                          er.sram_stall == 0 && e_total == ds.total;
+        eng_tiles++;
+        if (!same) {
+            eng_bad++;
+            if (ntiles != 1 || er.m != j.M || er.n != j.N || er.k != j.K)
+                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): cycle engine cut the %lldx%lldx%lld tile into %lld tiles "
+                                "(first %lldx%lldx%lld); the RTL runs it as one descriptor\n",
+                        gi, g.name, tpath, g.line, j.M, j.N, j.K, ntiles, er.m, er.n, er.k);
+            else
+                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): tile %lldx%lldx%lld %s start-to-done: RTL %lld "
+                                "(lead %lld + compute %lld + drain %lld), cycle engine %lld (compute %lld + sram %lld + rqu %lld)"
+                                "%s\n",
+                        gi, g.name, tpath, g.line, j.M, j.N, j.K, j.rq_tile ? "rqu.block tile" : "rqu.block column",
+                        ds.total, ds.lead, ds.compute, ds.drain, e_total, e_comp, er.sram_stall, er.rqu_end - er.end,
+                        bp > 0 ? "  (RTL: unthrottled schedule, checked without back-pressure)" : "");
+        } else if (!quiet)
+            printf("%-10s start-to-done %lld = lead %lld + compute %lld + drain %lld: cycle engine equal\n", g.name,
+                   ds.total, ds.lead, ds.compute, ds.drain);
+    }
+    return rc;
+}
+
+/* GEMM gi's job: operands (seeded or --data), quantized with the config's
+ * block shape, the C core's output values, the SRAM image and descriptor.
+ * 0, or 2 after one error line. */
+static int prepare_gemm(ca_run &x, size_t gi, mx_sc_job &j, std::vector<uint32_t> &expect, tile_desc &d, tile_sram &sram,
+                        std::string &from_note)
+{
+    const char *tpath = x.o.tpath, *data_dir = x.o.data_dir;
+    const unsigned long long seed = x.o.seed;
+    const mx_arch_config &cfg = x.cfg;
+    const mx_gemm &g = x.tr.gemms[gi];
+    const std::string fe = mx_sc_job_from_gemm(cfg, g, j);
+    if (!fe.empty()) {
+        fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, fe.c_str());
+        return 2;
+    }
+    std::vector<float> af, bf;
+    std::string e = mx_sc_job_check(cfg, j);
+    if (e.empty() && (j.M > TILE_FIELD_MAX - ARR_R || j.N > TILE_FIELD_MAX - ARR_C || j.K > TILE_FIELD_MAX - ARR_L))
+        e = "M, N, K must fit the controller's 32-bit descriptor fields";
+    if (e.empty() && j.scaled && mx_sc_k_per_scale(j) / ARR_L > 255) e = "block K extent / lanes must fit 8 bits (sps)";
+    if (e.empty()) {
+        std::string from;
+        if (mx_sc_load_operands("mxsim-cosim-array", data_dir, tpath, g, seed + gi, af, bf, &from)) {
+            return 2;
         }
-        if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); rc = 2; break; }
-        std::vector<uint32_t> expect;
-        const double tc0 = now_s();
-        mx_sc_c_outputs(cfg, j, expect);
-        t_core += now_s() - tc0;
-        tile_desc d;
-        tile_sram sram;
-        tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, sram);
-        if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
-            fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
-            rc = 2;
-            break;
-        }
-        /* folds, in the controller's order, for placing output blocks */
-        std::vector<fold> folds;
-        for (long long c0 = 0; c0 < j.N; c0 += ARR_C)
-            for (long long r0 = 0; r0 < j.M; r0 += ARR_R)
-                folds.push_back({r0, c0, (int)std::min<long long>(ARR_R, j.M - r0), (int)std::min<long long>(ARR_C, j.N - c0)});
-        std::vector<std::deque<size_t>> colq(ARR_C);
+        from_note = from.empty() ? "" : "  (" + from + " from --data)";
+        e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
+    }
+    if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); return 2; }
+    const double tc0 = now_s();
+    mx_sc_c_outputs(cfg, j, expect);
+    x.t_core += now_s() - tc0;
+    tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, x.out_fmt, d, sram);
+    if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
+        fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
+        return 2;
+    }
+    return 0;
+}
+
+/* GEMM gi of the trace (repetition rep): operands, SRAM image, the RTL
+ * and its C twin in lock step cycle by cycle, then outputs, codes/scales
+ * and cycles against the C core and the schedules.  The run's rc: 0, 1
+ * mismatch (reported), 2 bad input. */
+static int run_gemm(ca_run &x, size_t gi, int rep)
+{
+    const char *cpath = x.o.cpath, *tpath = x.o.tpath, *fst_path = x.o.fst_path, *data_dir = x.o.data_dir;
+    const unsigned long long seed = x.o.seed;
+    const double bp = x.o.bp;
+    const int quiet = x.o.quiet, progress = x.o.progress;
+    const long long max_cycles = x.o.max_cycles;
+    const std::string &bp_arg = x.o.bp_arg, &fault_arg = x.o.fault_arg;
+    const mx_arch_config &cfg = x.cfg;
+    const mx_trace &tr = x.tr;
+    int &rc = x.rc;
+    Vmx_array_ctrl *top = x.top;
+    VerilatedFstC *fst = x.fst;
+    uint64_t &vtime = x.vtime, &bp_rng = x.bp_rng;
+    const int out_fmt = x.out_fmt, skip_ico = x.skip_ico;
+    const std::vector<const uint32_t *> &pe_q = x.pe_q;
+    const bool pe_visible = x.pe_visible;
+    array_ctrl_twin &model = *x.model;
+    ca_mismatch &mm = x.mm;
+    long long &run_cycles = x.run_cycles, &cut_cyc = x.cut_cyc, &gemms_done = x.gemms_done;
+    bool &cut = x.cut;
+    size_t &cur_gi = x.cur_gi, &cut_gi = x.cut_gi;
+    double &t_prog = x.t_prog, &t_rtl = x.t_rtl, &t_model = x.t_model;
+    long long &total_cycles = x.total_cycles, &all_cycles = x.all_cycles;
+    const mx_gemm &g = tr.gemms[gi];
+    cur_gi = gi;
+    /* per GEMM, so that --gemm I reruns GEMM I with the same back-pressure */
+    bp_rng = (seed + gi) ^ 0xB4C4B4C4ull;
+    mx_sc_job j;
+    std::vector<uint32_t> expect;
+    tile_desc d;
+    tile_sram sram;
+    std::string from_note;
+    rc = prepare_gemm(x, gi, j, expect, d, sram, from_note);
+    if (rc) return rc;
+    /* folds, in the controller's order, for placing output blocks */
+    std::vector<fold> folds;
+    for (long long f = 0, nf = mx_fold_count(&cfg, j.M, j.N, j.K); f < nf; f++) {
+        mx_fold fo;
+        mx_fold_at(&cfg, j.M, j.N, j.K, f, &fo);
+        folds.push_back({fo.r0, fo.c0, fo.rows, fo.cols});
+    }
+    std::vector<std::deque<size_t>> colq(ARR_C);
+    for (size_t f = 0; f < folds.size(); f++)
+        for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
+    const long long t = (j.K + ARR_L - 1) / ARR_L;
+
+    model.reset();
+    tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
+    /* reset the RTL */
+    top->rst_ni = 0;
+    rtl_tile::drive(top, in);
+    for (int k = 0; k < 2; k++) {
+        top->clk_i = 0; top->eval();
+        if (fst) fst->dump(vtime);
+        top->clk_i = 1; top->eval();
+        if (fst) fst->dump(vtime + 5);
+        vtime += 10;
+    }
+    top->rst_ni = 1;
+    run_cycles += 2;
+    const uint64_t gemm_t0 = vtime;
+    /* per PE: results seen in this GEMM (which fold's output is next) */
+    std::vector<long long> pe_cnt((size_t)(ARR_R * ARR_C), 0);
+    auto pe_fold = [&](int r, int c, long long k) -> long long { /* the k-th fold covering PE (r, c) */
         for (size_t f = 0; f < folds.size(); f++)
-            for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
-        const long long t = (j.K + ARR_L - 1) / ARR_L;
+            if (r < folds[f].rl && c < folds[f].cl && k-- == 0) return (long long)f;
+        return -1;
+    };
 
-        model.reset();
-        if (fault_r >= 0) model.array().inject_fault(fault_r, fault_c);
-        tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
-        /* reset the RTL */
-        top->rst_ni = 0;
+    std::vector<uint32_t> got((size_t)(j.M * j.N), 0);
+    std::vector<int> have((size_t)(j.M * j.N), 0);
+    std::vector<uint8_t> got_code((size_t)(j.M * j.N), 0); /* each output's code and block scale */
+    std::vector<int> got_scale((size_t)(j.M * j.N), -1);
+    long long cyc = 0, first_issue = -1, last_pe_done = -1;
+    long long blocked = 0; /* cycles in which some output block was valid and not ready */
+    const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
+    tile_cycle_out mo, ro;
+    for (;;) {
+        if (max_cycles >= 0 && run_cycles >= max_cycles) {
+            cut = true;
+            cut_gi = gi;
+            cut_cyc = cyc;
+            break;
+        }
+        if (progress && now_s() - t_prog >= 0.5) {
+            x.show_progress(gi, false);
+            t_prog = now_s();
+        }
+        if (cyc > limit) {
+            fprintf(stderr, "mxsim-cosim-array: %s:%d: GEMM '%s' did not finish in %lld cycles (deadlock)\n", tpath, g.line, g.name, limit);
+            rc = 1;
+            break;
+        }
+        in.start = cyc == 0;
+        /* tile re-quantization: a fold's columns transfer together, so one ready for all */
+        for (int c = 0; c < ARR_C; c++)
+            in.blk_ready[(size_t)c] = c > 0 && j.rq_tile ? in.blk_ready[0] : bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
+        double t0 = now_s();
+        model.comb(in, mo);
+        double t1 = now_s();
         rtl_tile::drive(top, in);
-        for (int k = 0; k < 2; k++) {
-            top->clk_i = 0; top->eval();
-            if (fst) fst->dump(vtime);
-            top->clk_i = 1; top->eval();
-            if (fst) fst->dump(vtime + 5);
-            vtime += 10;
-        }
-        top->rst_ni = 1;
-        run_cycles += 2;
-        const uint64_t gemm_t0 = vtime;
-        /* per PE: results seen in this GEMM (which fold's output is next) */
-        std::vector<long long> pe_cnt((size_t)(ARR_R * ARR_C), 0);
-        auto pe_fold = [&](int r, int c, long long k) -> long long { /* the k-th fold covering PE (r, c) */
-            for (size_t f = 0; f < folds.size(); f++)
-                if (r < folds[f].rl && c < folds[f].cl && k-- == 0) return (long long)f;
-            return -1;
+        top->clk_i = 0;
+        top->eval();
+        if (fst) fst->dump(vtime);
+        rtl_tile::read(top, ro);
+        double t2 = now_s();
+        t_model += t1 - t0;
+        t_rtl += t2 - t1;
+        /* compare this cycle's outputs */
+        auto fail = [&](const char *field, int r, int c, uint64_t exp, uint64_t act) {
+            fprintf(stderr,
+                    "MISMATCH cycle %lld (GEMM %zu '%s', %s:%d): PE row %d column %d: %s expected 0x%llx actual 0x%llx\n",
+                    cyc, gi, g.name, tpath, g.line, r, c, field, (unsigned long long)exp, (unsigned long long)act);
+            rc = 1;
+            mm.cyc = cyc;
+            mm.field = field;
+            mm.r = r;
+            mm.c = c;
+            mm.exp = exp;
+            mm.act = act;
+            /* the output involved: a block's at the head of column c, else the PE's next result */
+            if (c >= 0 && r >= 0 && !strncmp(field, "blk_", 4) && !colq[(size_t)c].empty()) mm.fold = (long long)colq[(size_t)c].front();
+            else if (c >= 0 && r >= 0) mm.fold = pe_fold(r, c, pe_cnt[(size_t)(r * ARR_C + c)]);
         };
-
-        std::vector<uint32_t> got((size_t)(j.M * j.N), 0);
-        std::vector<int> have((size_t)(j.M * j.N), 0);
-        std::vector<std::vector<uint8_t>> blk_codes(folds.size() * ARR_C);
-        std::vector<int> blk_scale(folds.size() * ARR_C, -1);
-        long long cyc = 0, first_issue = -1, last_pe_done = -1;
-        long long blocked = 0; /* cycles in which some output block was valid and not ready */
-        const long long limit = 64 + (long long)folds.size() * (t + ARR_R + ARR_C + 16) * (bp > 0 ? 50 : 2);
-        tile_cycle_out mo, ro;
-        for (;;) {
-            if (max_cycles >= 0 && run_cycles >= max_cycles) {
-                cut = true;
-                cut_gi = gi;
-                cut_cyc = cyc;
-                break;
-            }
-            if (progress && now_s() - t_prog >= 0.5) {
-                show_progress(gi, false);
-                t_prog = now_s();
-            }
-            if (cyc > limit) {
-                fprintf(stderr, "mxsim-cosim-array: %s:%d: GEMM '%s' did not finish in %lld cycles (deadlock)\n", tpath, g.line, g.name, limit);
-                rc = 1;
-                break;
-            }
-            in.start = cyc == 0;
-            /* tile re-quantization: a fold's columns transfer together, so one ready for all */
-            for (int c = 0; c < ARR_C; c++)
-                in.blk_ready[(size_t)c] = c > 0 && j.rq_tile ? in.blk_ready[0] : bp > 0 ? mx_rng_uniform(&bp_rng) >= bp : 1;
-            double t0 = now_s();
-            model.comb(in, mo);
-            double t1 = now_s();
-            rtl_tile::drive(top, in);
-            top->clk_i = 0;
-            top->eval();
-            if (fst) fst->dump(vtime);
-            rtl_tile::read(top, ro);
-            double t2 = now_s();
-            t_model += t1 - t0;
-            t_rtl += t2 - t1;
-            /* compare this cycle's outputs */
-            auto fail = [&](const char *field, int r, int c, uint64_t exp, uint64_t act) {
-                fprintf(stderr,
-                        "MISMATCH cycle %lld (GEMM %zu '%s', %s:%d): PE row %d column %d: %s expected 0x%llx actual 0x%llx\n",
-                        cyc, gi, g.name, tpath, g.line, r, c, field, (unsigned long long)exp, (unsigned long long)act);
-                rc = 1;
-                mm.cyc = cyc;
-                mm.field = field;
-                mm.r = r;
-                mm.c = c;
-                mm.exp = exp;
-                mm.act = act;
-                /* the output involved: a block's at the head of column c, else the PE's next result */
-                if (c >= 0 && r >= 0 && !strncmp(field, "blk_", 4) && !colq[(size_t)c].empty()) mm.fold = (long long)colq[(size_t)c].front();
-                else if (c >= 0 && r >= 0) mm.fold = pe_fold(r, c, pe_cnt[(size_t)(r * ARR_C + c)]);
-            };
-            if (mo.busy != ro.busy) fail("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
-            else if (mo.done != ro.done) fail("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
-            else if (mo.rd != ro.rd) fail("sram rd", -1, -1, (uint64_t)mo.rd, (uint64_t)ro.rd);
-            else if (mo.rd && mo.a_addr != ro.a_addr) fail("sram a_addr", -1, -1, mo.a_addr, ro.a_addr);
-            else if (mo.rd && mo.b_addr != ro.b_addr) fail("sram b_addr", -1, -1, mo.b_addr, ro.b_addr);
-            else if (mo.rd && d.scaled && mo.as_addr != ro.as_addr) fail("sram as_addr", -1, -1, mo.as_addr, ro.as_addr);
-            else if (mo.rd && d.scaled && mo.bs_addr != ro.bs_addr) fail("sram bs_addr", -1, -1, mo.bs_addr, ro.bs_addr);
-            else if (mo.issue != ro.issue) fail("issue", -1, -1, (uint64_t)mo.issue, (uint64_t)ro.issue);
-            for (int r = 0; r < ARR_R && rc == 0; r++)
-                for (int c = 0; c < ARR_C && rc == 0; c++) {
-                    const size_t i = (size_t)(r * ARR_C + c);
-                    if (mo.pe_done[i] != ro.pe_done[i]) fail("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
-                }
-            /* each PE's own result the cycle it appears (out_valid_o = pe_done, just compared) */
-            for (int i = 0; i < ARR_R * ARR_C && rc == 0 && pe_visible; i++)
-                if (mo.pe_done[(size_t)i]) {
-                    const int r = i / ARR_C, c = i % ARR_C;
-                    const uint32_t mv = model.array().pe_value(r, c), rv = *pe_q[(size_t)i];
-                    if (mv != rv) fail("PE result (u_pe.out_o)", r, c, mv, rv);
-                }
+        if (mo.busy != ro.busy) fail("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
+        else if (mo.done != ro.done) fail("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
+        else if (mo.rd != ro.rd) fail("sram rd", -1, -1, (uint64_t)mo.rd, (uint64_t)ro.rd);
+        else if (mo.rd && mo.a_addr != ro.a_addr) fail("sram a_addr", -1, -1, mo.a_addr, ro.a_addr);
+        else if (mo.rd && mo.b_addr != ro.b_addr) fail("sram b_addr", -1, -1, mo.b_addr, ro.b_addr);
+        else if (mo.rd && d.scaled && mo.as_addr != ro.as_addr) fail("sram as_addr", -1, -1, mo.as_addr, ro.as_addr);
+        else if (mo.rd && d.scaled && mo.bs_addr != ro.bs_addr) fail("sram bs_addr", -1, -1, mo.bs_addr, ro.bs_addr);
+        else if (mo.issue != ro.issue) fail("issue", -1, -1, (uint64_t)mo.issue, (uint64_t)ro.issue);
+        for (int r = 0; r < ARR_R && rc == 0; r++)
             for (int c = 0; c < ARR_C && rc == 0; c++) {
-                if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c]) { fail("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]); break; }
-                if (!mo.blk_valid[(size_t)c]) continue;
-                for (int r = 0; r < ARR_R && rc == 0; r++) {
-                    const size_t i = (size_t)(c * ARR_R + r);
-                    if (mo.vals[i] != ro.vals[i]) fail("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
-                    else if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) fail("blk_codes", r, c, mo.codes[i], ro.codes[i]);
-                }
-                if (rc == 0 && out_fmt >= 0 && mo.scales[(size_t)c] != ro.scales[(size_t)c]) fail("blk_scale", -1, c, mo.scales[(size_t)c], ro.scales[(size_t)c]);
+                const size_t i = (size_t)(r * ARR_C + c);
+                if (mo.pe_done[i] != ro.pe_done[i]) fail("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
             }
-            if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
-            if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
-            if (rc) break;
-            if (cyc > 0 && mo.done && !mo.busy) { vtime += 10; break; }
-            if (mo.issue && first_issue < 0) first_issue = cyc;
-            for (int c = 0; c < ARR_C; c++)
-                if (mo.blk_valid[(size_t)c] && !in.blk_ready[(size_t)c]) { blocked++; break; }
-            for (int i = 0; i < ARR_R * ARR_C; i++)
-                if (mo.pe_done[(size_t)i]) { last_pe_done = cyc; pe_cnt[(size_t)i]++; }
-            for (int c = 0; c < ARR_C && rc == 0; c++) {
-                if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
-                if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
-                const size_t fi = colq[(size_t)c].front();
-                const fold &f = folds[fi];
-                colq[(size_t)c].pop_front();
-                const long long n = f.c0 + c;
-                for (int r = 0; r < f.rl; r++) {
-                    const long long m = f.r0 + r;
-                    if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); rc = 1; break; }
-                    got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
-                    have[(size_t)(m * j.N + n)] = 1;
-                }
-                blk_codes[fi * ARR_C + (size_t)c].assign(mo.codes.begin() + c * ARR_R, mo.codes.begin() + c * ARR_R + f.rl);
-                blk_scale[fi * ARR_C + (size_t)c] = mo.scales[(size_t)c];
+        /* each PE's own result the cycle it appears (out_valid_o = pe_done, just compared) */
+        for (int i = 0; i < ARR_R * ARR_C && rc == 0 && pe_visible; i++)
+            if (mo.pe_done[(size_t)i]) {
+                const int r = i / ARR_C, c = i % ARR_C;
+                const uint32_t mv = model.pe_value(r, c), rv = *pe_q[(size_t)i];
+                if (mv != rv) fail("PE result (u_pe.out_o)", r, c, mv, rv);
             }
-            if (rc) break;
-            t0 = now_s();
-            model.tick();
-            t1 = now_s();
-            top->clk_i = 1;
-            mx_vl_skip_ico = skip_ico;
-            top->eval();
-            mx_vl_skip_ico = 0;
-            t2 = now_s();
-            t_model += t1 - t0;
-            t_rtl += t2 - t1;
-            if (fst) fst->dump(vtime + 5);
-            vtime += 10;
-            /* synchronous SRAM: this cycle's read address, data next cycle (0 if no read) */
-            tile_sram_respond(sram, mo, in);
-            cyc++;
-            run_cycles++;
+        for (int c = 0; c < ARR_C && rc == 0; c++) {
+            if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c]) { fail("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]); break; }
+            if (!mo.blk_valid[(size_t)c]) continue;
+            for (int r = 0; r < ARR_R && rc == 0; r++) {
+                const size_t i = (size_t)(c * ARR_R + r);
+                if (mo.vals[i] != ro.vals[i]) fail("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
+                else if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) fail("blk_codes", r, c, mo.codes[i], ro.codes[i]);
+            }
+            for (int i = 0; i < ARR_S && rc == 0 && out_fmt >= 0; i++)
+                if (mo.scales[(size_t)(c * ARR_S + i)] != ro.scales[(size_t)(c * ARR_S + i)])
+                    fail("blk_scale", i * ARR_TR, c, mo.scales[(size_t)(c * ARR_S + i)], ro.scales[(size_t)(c * ARR_S + i)]);
         }
-        if (rc == 1 && mm.cyc >= 0)
-            report_mismatch(cfg, cpath, tpath, seed, bp_arg, fault_arg, data_dir, fst_path, gi, g, j, from_note, expect,
-                            mm.cyc, mm.r, mm.c, mm.fold >= 0 ? &folds[(size_t)mm.fold] : nullptr,
-                            mm.r >= 0 && mm.c >= 0 ? model.array().pe_value(mm.r, mm.c) : 0,
-                            mm.r >= 0 && mm.c >= 0 && pe_visible ? pe_q[(size_t)(mm.r * ARR_C + mm.c)] : nullptr, gemm_t0);
-        if (rc || cut) break;
-        const long long want = j.M * j.N;
-        for (long long k = 0; k < want; k++)
-            if (!have[(size_t)k] || got[(size_t)k] != expect[(size_t)k]) {
-                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): array 0x%08x%s, mx_pe_dot 0x%08x\n", gi, g.name,
-                        tpath, g.line, k / j.N, k % j.N, got[(size_t)k], have[(size_t)k] ? "" : " (missing)", expect[(size_t)k]);
-                rc = 1;
-                break;
-            }
-        /* every block's codes and scale: the C re-quantizer on mx_pe_dot's values,
-         * a block being a fold's column (r outputs) or with rqu.block: tile the
-         * fold's r x c outputs */
-        for (size_t fi = 0; fi < folds.size() && rc == 0 && out_fmt >= 0; fi++) {
+        if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
+        if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
+        if (rc) break;
+        if (cyc > 0 && mo.done && !mo.busy) { vtime += 10; break; }
+        if (mo.issue && first_issue < 0) first_issue = cyc;
+        for (int c = 0; c < ARR_C; c++)
+            if (mo.blk_valid[(size_t)c] && !in.blk_ready[(size_t)c]) { blocked++; break; }
+        for (int i = 0; i < ARR_R * ARR_C; i++)
+            if (mo.pe_done[(size_t)i]) { last_pe_done = cyc; pe_cnt[(size_t)i]++; }
+        for (int c = 0; c < ARR_C && rc == 0; c++) {
+            if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
+            if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
+            const size_t fi = colq[(size_t)c].front();
             const fold &f = folds[fi];
-            const int bw = j.rq_tile ? f.cl : 1; /* columns per block */
-            for (int c0 = 0; c0 < f.cl && rc == 0; c0 += bw) {
-                mx_requant_in rq;
-                mx_requant_out rqo;
-                memset(&rq, 0, sizeof rq);
-                rq.fmt_i = out_fmt;
-                rq.fp5_bias_i = cfg.mxsf_fp5_bias;
-                for (int q = 0; q < bw; q++)
-                    for (int r = 0; r < f.rl; r++) rq.vals_i[q * f.rl + r] = expect[(size_t)((f.r0 + r) * j.N + f.c0 + c0 + q)];
-                mx_requant_comb(f.rl * bw, &rq, &rqo);
-                for (int q = 0; q < bw && rc == 0; q++) {
-                    const int c = c0 + q;
-                    const std::vector<uint8_t> &bc = blk_codes[fi * ARR_C + (size_t)c];
-                    if (blk_scale[fi * ARR_C + (size_t)c] != rqo.scale_o) {
-                        fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): block rows %lld.. column %lld: scale array 0x%02x, mx_requant 0x%02x\n",
-                                gi, g.name, tpath, g.line, f.r0, f.c0 + c, blk_scale[fi * ARR_C + (size_t)c], rqo.scale_o);
-                        rc = 1;
-                    }
-                    for (int r = 0; r < f.rl && rc == 0; r++)
-                        if (bc[(size_t)r] != rqo.codes_o[q * f.rl + r]) {
-                            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): code array 0x%02x, mx_requant 0x%02x\n",
-                                    gi, g.name, tpath, g.line, f.r0 + r, f.c0 + c, bc[(size_t)r], rqo.codes_o[q * f.rl + r]);
-                            rc = 1;
-                        }
-                }
+            colq[(size_t)c].pop_front();
+            const long long n = f.c0 + c;
+            for (int r = 0; r < f.rl; r++) {
+                const long long m = f.r0 + r;
+                if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); rc = 1; break; }
+                got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
+                have[(size_t)(m * j.N + n)] = 1;
+                got_code[(size_t)(m * j.N + n)] = mo.codes[(size_t)(c * ARR_R + r)];
+                got_scale[(size_t)(m * j.N + n)] = mo.scales[(size_t)(c * ARR_S + r / ARR_TR)];
             }
         }
         if (rc) break;
-        /* cycles from the first K-step into the array through the cycle whose
-         * edge writes the last accumulator: the arch model's
-         * t + (r-1) + (c-1) + (P-1) per fold, folds overlapped */
-        const long long compute = last_pe_done - first_issue;
-        const long long analytic = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
-        const long long sched = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
-        if (bp == 0 && compute != sched) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld, fold schedule %lld "
-                            "(arch model mx_tile_compute_cycles %lld)\n",
-                    gi, g.name, tpath, g.line, compute, sched, analytic);
-            rc = 1;
-            break;
-        }
-        if (bp == 0 && compute != analytic) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): compute cycles RTL/C array %lld = fold schedule, arch model "
-                            "mx_tile_compute_cycles %lld\n", gi, g.name, tpath, g.line, compute, analytic);
-            rc = 1;
-            break;
-        }
-        /* start-to-done: the RTL against its schedule written out (lead +
-         * compute + drain), and with --engine the cycle engine's tile */
-        const tile_done_sched ds = tile_done_schedule(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K, j.rq_tile);
-        if (bp == 0 && (cyc != ds.total || first_issue != ds.lead)) {
-            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld (first K-step in cycle %lld, drain %lld), "
-                            "schedule %lld (lead %lld + compute %lld + drain %lld)\n",
-                    gi, g.name, tpath, g.line, cyc, first_issue, cyc - last_pe_done, ds.total, ds.lead, ds.compute, ds.drain);
-            rc = 1;
-            break;
-        }
-        if (bp > 0) {
-            /* back-pressure delays the tile by at most the cycles it blocked an output */
-            if (cyc < ds.total || cyc > ds.total + blocked) {
-                fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): start-to-done RTL %lld with back-pressure outside "
-                                "[unthrottled %lld, %lld + %lld cycles an output block was valid and not ready]\n",
-                        gi, g.name, tpath, g.line, cyc, ds.total, ds.total, blocked);
-                rc = 1;
-                break;
-            }
-            if (rep == 0) {
-                bp_gemms++;
-                bp_exact += cyc == ds.total + blocked;
-                bp_extra += cyc - ds.total;
-                bp_blocked += blocked;
-            }
-        }
-        if (engine && rep == 0) {
-            mx_cycle_tile er;
-            long long ntiles = 0;
-            const std::string ee = engine_tile(cfg, j, g, er, ntiles);
-            if (!ee.empty()) {
-                fprintf(stderr, "mxsim-cosim-array: %s:%d: cycle engine: %s\n", tpath, g.line, ee.c_str());
-                rc = 2;
-                break;
-            }
-            const long long e_total = er.rqu_end - er.start, e_comp = er.end - er.start - er.sram_stall;
-            const bool same = ntiles == 1 && er.m == j.M && er.n == j.N && er.k == j.K && er.rqu_end >= 0 &&
-                              er.sram_stall == 0 && e_total == ds.total;
-            eng_tiles++;
-            if (!same) {
-                eng_bad++;
-                if (ntiles != 1 || er.m != j.M || er.n != j.N || er.k != j.K)
-                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): cycle engine cut the %lldx%lldx%lld tile into %lld tiles "
-                                    "(first %lldx%lldx%lld); the RTL runs it as one descriptor\n",
-                            gi, g.name, tpath, g.line, j.M, j.N, j.K, ntiles, er.m, er.n, er.k);
-                else
-                    fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): tile %lldx%lldx%lld %s start-to-done: RTL %lld "
-                                    "(lead %lld + compute %lld + drain %lld), cycle engine %lld (compute %lld + sram %lld + rqu %lld)"
-                                    "%s\n",
-                            gi, g.name, tpath, g.line, j.M, j.N, j.K, j.rq_tile ? "rqu.block tile" : "rqu.block column",
-                            ds.total, ds.lead, ds.compute, ds.drain, e_total, e_comp, er.sram_stall, er.rqu_end - er.end,
-                            bp > 0 ? "  (RTL: unthrottled schedule, checked without back-pressure)" : "");
-            } else if (!quiet)
-                printf("%-10s start-to-done %lld = lead %lld + compute %lld + drain %lld: cycle engine equal\n", g.name,
-                       ds.total, ds.lead, ds.compute, ds.drain);
-        }
-        total_cycles += cyc;
-        gemms_done++;
-        all_cycles += cyc + 2; /* + reset */
-        if (!quiet && rep == 0)
-            printf("%-10s %4lldx%-4lldx%-4lld %-11s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
-                   g.name, g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), folds.size(), compute, analytic, cyc, want,
-                   out_fmt >= 0 ? " + codes/scales" : "", from_note.c_str());
+        t0 = now_s();
+        model.tick();
+        t1 = now_s();
+        top->clk_i = 1;
+        mx_vl_skip_ico = skip_ico;
+        top->eval();
+        mx_vl_skip_ico = 0;
+        t2 = now_s();
+        t_model += t1 - t0;
+        t_rtl += t2 - t1;
+        if (fst) fst->dump(vtime + 5);
+        vtime += 10;
+        /* synchronous SRAM: this cycle's read address, data next cycle (0 if no read) */
+        tile_sram_respond(sram, mo, in);
+        cyc++;
+        run_cycles++;
     }
+    if (rc == 1 && mm.cyc >= 0)
+        report_mismatch(cfg, cpath, tpath, seed, bp_arg, fault_arg, data_dir, fst_path, gi, g, j, from_note, expect,
+                        mm.cyc, mm.r, mm.c, mm.fold >= 0 ? &folds[(size_t)mm.fold] : nullptr,
+                        mm.r >= 0 && mm.c >= 0 ? model.pe_value(mm.r, mm.c) : 0,
+                        mm.r >= 0 && mm.c >= 0 && pe_visible ? pe_q[(size_t)(mm.r * ARR_C + mm.c)] : nullptr, gemm_t0);
+    if (rc || cut) return rc;
+    const long long want = j.M * j.N;
+    for (long long k = 0; k < want; k++)
+        if (!have[(size_t)k] || got[(size_t)k] != expect[(size_t)k]) {
+            fprintf(stderr, "MISMATCH GEMM %zu '%s' (%s:%d): output (%lld, %lld): array 0x%08x%s, mx_pe_dot 0x%08x\n", gi, g.name,
+                    tpath, g.line, k / j.N, k % j.N, got[(size_t)k], have[(size_t)k] ? "" : " (missing)", expect[(size_t)k]);
+            rc = 1;
+            break;
+        }
+    if (rc == 0 && out_fmt >= 0)
+        rc = check_blocks(j, out_fmt, cfg.mxsf_fp5_bias, expect, got_code, got_scale, gi, g, tpath);
+    if (rc) return rc;
+    rc = check_gemm_cycles(x, gi, rep, j, g, cyc, first_issue, last_pe_done, blocked);
+    if (rc) return rc;
+    total_cycles += cyc;
+    gemms_done++;
+    all_cycles += cyc + 2; /* + reset */
+    if (!quiet && rep == 0)
+        printf("%-10s %4lldx%-4lldx%-4lld %-11s folds %3zu  compute %6lld (arch %6lld)  start-to-done %6lld cycles  %lld outputs%s equal%s\n",
+               g.name, g.M, g.N, g.K, mx_sc_fmt_pair(j).c_str(), folds.size(), last_pe_done - first_issue,
+               mx_tile_compute_cycles(&cfg, j.M, j.N, j.K), cyc, want,
+               out_fmt >= 0 ? " + codes/scales" : "", from_note.c_str());
+    return rc;
+}
+
+/* The run's closing lines (cut, range, equality, back-pressure, engine, bench). */
+static int print_summary(ca_run &x)
+{
+    const char *tpath = x.o.tpath;
+    const double bp = x.o.bp;
+    const int repeat = x.o.repeat, engine = x.o.engine, progress = x.o.progress;
+    const long long max_cycles = x.o.max_cycles, gemm_only = x.o.gemm_only;
+    const mx_trace &tr = x.tr;
+    const size_t g_lo = x.g_lo, g_hi = x.g_hi;
+    int &rc = x.rc;
+    const size_t cur_gi = x.cur_gi, cut_gi = x.cut_gi, n_run = x.n_run;
+    const bool cut = x.cut;
+    const long long cut_cyc = x.cut_cyc, gemms_done = x.gemms_done, total_cycles = x.total_cycles, all_cycles = x.all_cycles;
+    const long long bp_gemms = x.bp_gemms, bp_exact = x.bp_exact, bp_extra = x.bp_extra, bp_blocked = x.bp_blocked;
+    const long long eng_tiles = x.eng_tiles, eng_bad = x.eng_bad;
+    const double t_rtl = x.t_rtl, t_model = x.t_model, t_core = x.t_core;
+    auto show_progress = [&x](size_t i, bool final) { x.show_progress(i, final); };
     if (progress && cur_gi != (size_t)-1 && cur_gi >= g_lo) show_progress(cur_gi, true);
     if (rc == 0 && cut) {
         const mx_gemm &g = tr.gemms[cut_gi];
@@ -818,14 +968,33 @@ int main(int argc, char **argv)
     }
     if (rc == 0) {
         if (repeat > 1)
-            printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs: RTL (Verilated) %9.0f cycles/s | C++ cycle twin %9.0f cycles/s | "
+            printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs: RTL (Verilated) %9.0f cycles/s | C register model %9.0f cycles/s | "
                    "C core values (mx_pe_dot) %10.0f array-cycles/s\n",
                    ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model,
                    (double)all_cycles / t_core);
     }
-    if (fst) { fst->close(); delete fst; }
-    top->final();
-    delete top;
-    mx_trace_free(&tr);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    ca_opts o;
+    const int pa = parse_args(argc, argv, o);
+    if (pa >= 0) return pa;
+    ca_run x(o);
+    if (setup_run(x) != 0) return 2;
+    if (setup_rtl(x) != 0) {
+        mx_trace_free(&x.tr);
+        return 2;
+    }
+    x.t_start = x.t_prog = now_s();
+    x.model.reset(new array_ctrl_twin(x.acfg));
+    for (int rep = 0; rep < o.repeat && x.rc == 0; rep++)
+        for (size_t gi = x.g_lo; gi < x.g_hi && x.rc == 0 && !x.cut; gi++) x.rc = run_gemm(x, gi, rep);
+    const int rc = print_summary(x);
+    if (x.fst) { x.fst->close(); delete x.fst; }
+    x.top->final();
+    delete x.top;
+    mx_trace_free(&x.tr);
     return rc;
 }

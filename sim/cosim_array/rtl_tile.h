@@ -86,10 +86,11 @@ inline void read(const Vmx_array_ctrl *t, tile_cycle_out &o)
     o.blk_valid.resize((size_t)ARR_C);
     o.vals.resize((size_t)(ARR_C * ARR_R));
     o.codes.resize((size_t)(ARR_C * ARR_R));
-    o.scales.resize((size_t)ARR_C);
+    o.scales.resize((size_t)(ARR_C * ARR_S));
     for (int c = 0; c < ARR_C; c++) {
         o.blk_valid[(size_t)c] = (int)getb(t->blk_valid_o, (unsigned)c, 1);
-        o.scales[(size_t)c] = (uint8_t)getb(t->blk_scales_o, 8u * (unsigned)c, 8);
+        for (int i = 0; i < ARR_S; i++)
+            o.scales[(size_t)(c * ARR_S + i)] = (uint8_t)getb(t->blk_scales_o, 8u * (unsigned)(c * ARR_S + i), 8);
         for (int r = 0; r < ARR_R; r++) {
             const unsigned i = (unsigned)(c * ARR_R + r);
             o.vals[i] = getb(t->blk_vals_o, 32u * i, 32);

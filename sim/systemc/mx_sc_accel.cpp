@@ -163,8 +163,10 @@ void mx_sc_accel::worker()
             const unsigned fo = (f >> 8) & 0xF;
             if (fo >= MX_PE_BF16) { fail(MX_SC_ERR_FORMAT, "FORMAT: out fmt (RQ) must be 0..4 (the re-quantizer has no BF16)"); continue; }
             j.rq_tile = (f & MX_SC_FORMAT_RT) != 0;
-            if ((long long)cfg_.rows * (j.rq_tile ? cfg_.cols : 1) > MX_SC_MAX_RQ_BLOCK) {
-                fail(MX_SC_ERR_SHAPE, "RQ: the array's output block (rows, x cols with RT) exceeds the re-quantizer's 1024");
+            long long br, bc;
+            mx_sc_out_block(cfg_.rows, cfg_.cols, j, br, bc);
+            if (br * bc > MX_SC_MAX_RQ_BLOCK) {
+                fail(MX_SC_ERR_SHAPE, "RQ: the output block (rows, or the tile with RT) exceeds the re-quantizer's 1024");
                 continue;
             }
             j.out_fmt = (int)fo;

@@ -257,20 +257,31 @@ void mx_sc_random_operands(uint64_t seed, long long M, long long N, long long K,
     for (auto &x : b) x = (float)mx_dist_normal(&rng);
 }
 
+void mx_sc_out_block(int rows, int cols, const mx_sc_job &j, long long &block_rows, long long &block_cols)
+{
+    block_rows = !j.rq_tile ? rows : j.tile_rows > 0 ? j.tile_rows : rows;
+    block_cols = !j.rq_tile ? 1 : j.tile_rows > 0 ? j.tile_cols : cols;
+}
+
 size_t mx_sc_out_scale_count(int rows, int cols, const mx_sc_job &j)
 {
-    return (size_t)(cdiv(j.M, rows) * (j.rq_tile ? cdiv(j.N, cols) : j.N));
+    long long br, bc;
+    mx_sc_out_block(rows, cols, j, br, bc);
+    return (size_t)(cdiv(j.M, br) * cdiv(j.N, bc));
 }
 
 size_t mx_sc_out_scale_index(int rows, int cols, const mx_sc_job &j, long long m, long long n)
 {
-    return (size_t)((m / rows) * (j.rq_tile ? cdiv(j.N, cols) : j.N) + (j.rq_tile ? n / cols : n));
+    long long br, bc;
+    mx_sc_out_block(rows, cols, j, br, bc);
+    return (size_t)((m / br) * cdiv(j.N, bc) + n / bc);
 }
 
 void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
                            std::vector<uint8_t> &codes, std::vector<uint8_t> &scales)
 {
-    const long long R = c.rows, C = j.rq_tile ? c.cols : 1;
+    long long R, C; /* the block */
+    mx_sc_out_block(c.rows, c.cols, j, R, C);
     codes.assign((size_t)(j.M * j.N), 0);
     scales.assign(mx_sc_out_scale_count(c.rows, c.cols, j), 0);
     mx_requant_in in;

@@ -31,8 +31,8 @@ struct mx_sc_job {
     std::vector<uint8_t> b_scales;  /* mx_block_scale_shape of B (axis 0 = K)      */
     int out_fmt = -1;               /* re-quantizer format of the outputs (mx_pe_fmt
                                        except BF16); -1: FP32 outputs only           */
-    bool rq_tile = false;           /* re-quantization block: the R x C fold tile
-                                       (true) or R outputs of a column (false)       */
+    bool rq_tile = false;           /* re-quantization block: the 2-D tile (true;
+                                       mx_sc_out_block) or R outputs of a column      */
 };
 
 /* Name of a PE format as the arch model spells it: with block scales ("mxsf",
@@ -76,17 +76,21 @@ void mx_sc_col_scales(const mx_sc_job &j, long long n, uint8_t *out);
 /* Output values with the C core: out[m*N + n] = mx_pe_dot(row m, column n, acc 0). */
 void mx_sc_c_outputs(const mx_arch_config &c, const mx_sc_job &j, std::vector<uint32_t> &out);
 
-/* Layout of the re-quantized outputs' E8M0 scales (row-major): one per block
- * of R = rows outputs along M of a column, ceil(M/R) x N; or with j.rq_tile
- * one per R x C fold tile, ceil(M/R) x ceil(N/C).  Count, and the index of
- * output (m, n)'s scale. */
+/* The re-quantization block of the array's output stage on a rows x cols
+ * array: R = rows outputs along M of a column (rows x 1), or with j.rq_tile
+ * the job's 2-D tile j.tile_rows x j.tile_cols (format.tile; it divides the
+ * array, mx_array_config_from_arch), the R x C fold without one. */
+void mx_sc_out_block(int rows, int cols, const mx_sc_job &j, long long &block_rows, long long &block_cols);
+
+/* Layout of the re-quantized outputs' E8M0 scales (row-major): one per
+ * block (mx_sc_out_block br x bc), ceil(M/br) x ceil(N/bc).  Count, and the
+ * index of output (m, n)'s scale. */
 size_t mx_sc_out_scale_count(int rows, int cols, const mx_sc_job &j);
 size_t mx_sc_out_scale_index(int rows, int cols, const mx_sc_job &j, long long m, long long n);
 
 /* Re-quantized outputs as the array's output stage forms them (rtl/mx_array_ctrl.sv):
- * a block is R = c.rows consecutive outputs along M of one column, or with
- * j.rq_tile the R x C tile of a fold (the last blocks padded with +0, as the
- * RTL's collector), encoded by mx_requant_comb in j.out_fmt.  codes: M x N
+ * blocks of mx_sc_out_block (the last ones padded with +0, as the RTL's
+ * collector), encoded by mx_requant_comb in j.out_fmt.  codes: M x N
  * row-major, one byte each; scales: mx_sc_out_scale_count E8M0.  j.out_fmt must be >= 0. */
 void mx_sc_requant_outputs(const mx_arch_config &c, const mx_sc_job &j, const std::vector<uint32_t> &vals,
                            std::vector<uint8_t> &codes, std::vector<uint8_t> &scales);

@@ -23,7 +23,7 @@
  * accelerator raises the interrupt no earlier than its end), and the RTL vouches for
  * their compute part: the GEMM's measured compute cycles (first K-step into
  * the array to the last PE result) must equal the fold schedule
- * (tile_schedule_cycles) and mx_tile_compute_cycles, else the back-end
+ * (mx_tile_compute_cycles), else the back-end
  * reports an error.  (That every buffer-tile shape of the arch model's tiling
  * takes mx_tile_compute_cycles on the RTL is the array co-simulation's
  * check: make cosim-array, 100-shape sweep.)  Built for ARR_R x ARR_C,
@@ -123,7 +123,7 @@ struct rtl_run {
     bool finished = false;
     std::string err;
 
-    void begin(const tile_desc &d, std::vector<uint32_t> *outp)
+    void begin(const mx_arch_config &cfg, const tile_desc &d, std::vector<uint32_t> *outp)
     {
         M = d.M;
         N = d.N;
@@ -132,9 +132,11 @@ struct rtl_run {
         in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
         in.start = 1;
         colq.assign(ARR_C, {});
-        for (long long c0 = 0; c0 < N; c0 += ARR_C)
-            for (long long r0 = 0; r0 < M; r0 += ARR_R)
-                for (long long c = 0; c < std::min<long long>(ARR_C, N - c0); c++) colq[(size_t)c].push_back({r0, c0});
+        for (long long f = 0, nf = mx_fold_count(&cfg, M, N, d.K); f < nf; f++) { /* the fold schedule's order */
+            mx_fold fo;
+            mx_fold_at(&cfg, M, N, d.K, f, &fo);
+            for (int c = 0; c < fo.cols; c++) colq[(size_t)c].push_back({fo.r0, fo.c0});
+        }
     }
 
     /* The outputs of RTL cycle `cyc` (inputs `in`); sets finished. */
@@ -153,7 +155,8 @@ struct rtl_run {
                 if (out) (*out)[(size_t)((r0 + r) * N + n)] = o.vals[(size_t)(c * ARR_R + r)];
                 if (codes) (*codes)[(size_t)((r0 + r) * N + n)] = o.codes[(size_t)(c * ARR_R + r)];
             }
-            if (scales) (*scales)[mx_sc_out_scale_index(ARR_R, ARR_C, *job, r0, n)] = o.scales[(size_t)c];
+            for (int i = 0; i < ARR_S && scales && r0 + i * ARR_TR < M; i++) /* tile row i of the column */
+                (*scales)[mx_sc_out_scale_index(ARR_R, ARR_C, *job, r0 + i * ARR_TR, n)] = o.scales[(size_t)(c * ARR_S + i)];
         }
         if (++cyc > 1000000000LL) { err = "RTL did not finish (deadlock)"; finished = true; }
     }
@@ -268,10 +271,11 @@ private:
         o.blk_valid.resize((size_t)ARR_C);
         o.vals.resize((size_t)(ARR_C * ARR_R));
         o.codes.resize((size_t)(ARR_C * ARR_R));
-        o.scales.resize((size_t)ARR_C);
+        o.scales.resize((size_t)(ARR_C * ARR_S));
         for (int c = 0; c < ARR_C; c++) {
             o.blk_valid[(size_t)c] = (int)field(bv, (unsigned)c, 1);
-            o.scales[(size_t)c] = (uint8_t)field(sc, 8u * (unsigned)c, 8);
+            for (int i = 0; i < ARR_S; i++)
+                o.scales[(size_t)(c * ARR_S + i)] = (uint8_t)field(sc, 8u * (unsigned)(c * ARR_S + i), 8);
             for (int r = 0; r < ARR_R; r++) {
                 const unsigned i = (unsigned)(c * ARR_R + r);
                 o.vals[i] = field(vals, 32u * i, 32);
@@ -325,7 +329,7 @@ public:
         tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, out_fmt, d, r.sram);
         if ((long long)(r.sram.a[0].size() / ARR_L) > TILE_FIELD_MAX || (long long)(r.sram.b[0].size() / ARR_L) > TILE_FIELD_MAX)
             return "operands exceed the controller's 32-bit SRAM address space";
-        r.begin(d, &out);
+        r.begin(cfg, d, &out);
         if (j.out_fmt >= 0) {
             codes.assign((size_t)(j.M * j.N), 0);
             scales.assign(mx_sc_out_scale_count(ARR_R, ARR_C, j), 0);
@@ -335,11 +339,10 @@ public:
         }
         array_.run(r);
         if (!r.err.empty()) return r.err;
-        const long long whole = tile_schedule_cycles(ARR_R, ARR_C, ARR_L, 4, j.M, j.N, j.K);
-        const long long whole_arch = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
-        if (r.compute() != whole || r.compute() != whole_arch)
-            return "RTL compute cycles " + std::to_string(r.compute()) + ", fold schedule " + std::to_string(whole) +
-                   ", mx_tile_compute_cycles " + std::to_string(whole_arch);
+        const long long whole = mx_tile_compute_cycles(&cfg, j.M, j.N, j.K);
+        if (r.compute() != whole)
+            return "RTL compute cycles " + std::to_string(r.compute()) + ", fold schedule (mx_tile_compute_cycles) " +
+                   std::to_string(whole);
         return "";
     }
 
@@ -351,10 +354,18 @@ private:
 
 std::unique_ptr<mx_sc_backend> mx_sc_make_rtl_backend(const mx_arch_config &cfg, std::string &err)
 {
-    if (cfg.rows != ARR_R || cfg.cols != ARR_C || cfg.lanes != ARR_L || cfg.dataflow != MX_DATAFLOW_OS ||
-        cfg.pe_pipeline_depth != 4 || cfg.scalesim_compat || !cfg.fold_overlap || cfg.align_width != 32) {
+    mx_array_config a;
+    char e[400];
+    if (mx_array_config_from_arch(&cfg, &a, e, sizeof e) != 0) { /* what the RTL cannot build */
+        err = e;
+        return nullptr;
+    }
+    if (a.rows != ARR_R || a.cols != ARR_C || a.lanes != ARR_L || a.pipeline_depth != MX_ARRAY_PE_STAGES ||
+        (cfg.rqu_tile && (a.tile_rows != ARR_TR || a.tile_cols != ARR_TC)) || cfg.align_width != 32) {
         err = "the Verilated array is built for a " + std::to_string(ARR_R) + "x" + std::to_string(ARR_C) + " os array, " +
-              std::to_string(ARR_L) + " lanes, depth 4, fold overlap, align_width 32 (config keys arch.rows/cols/lanes/...; another size: make systemc SC_ARRAY=RxCxL)";
+              std::to_string(ARR_L) + " lanes, depth " + std::to_string(MX_ARRAY_PE_STAGES) + ", re-quantization tile " +
+              std::to_string(ARR_TR) + "x" + std::to_string(ARR_TC) + ", align_width 32 (config keys arch.rows/cols/lanes/"
+              "pe_pipeline_depth, format.tile; another size: make systemc SC_ARRAY=RxCxL)";
         return nullptr;
     }
     return std::unique_ptr<mx_sc_backend>(new mx_sc_rtl_backend(cfg));

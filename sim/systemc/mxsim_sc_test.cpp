@@ -123,9 +123,11 @@ static void requant_expected(const mx_arch_config &cfg, const mx_sc_job &j, cons
                              std::vector<uint8_t> &rq_codes, std::vector<uint8_t> &rq_scales)
 {
     /* expected re-quantized outputs: blocks of R rows along M of one column
-     * (or, with rqu.block: tile, R rows x C columns), the last ones only as
-     * long as M (and N) leave them; scales row-major by block */
-    const long long R = cfg.rows, mb = cdiv(j.M, R), C = j.rq_tile ? cfg.cols : 1, nb = cdiv(j.N, C);
+     * (or, with rqu.block: tile, format.tile's tr rows x tc columns, the
+     * fold's R x C without one), the last ones only as long as M (and N)
+     * leave them; scales row-major by block */
+    const long long R = !j.rq_tile ? cfg.rows : cfg.tile_rows > 0 ? cfg.tile_rows : cfg.rows,
+                    C = !j.rq_tile ? 1 : cfg.tile_rows > 0 ? cfg.tile_cols : cfg.cols, mb = cdiv(j.M, R), nb = cdiv(j.N, C);
     rq_codes.assign((size_t)(j.M * j.N), 0);
     rq_scales.assign((size_t)(mb * nb), 0);
     for (long long b = 0; b < mb; b++)

@@ -139,9 +139,12 @@ int sc_main(int argc, char **argv)
     if (rc == 0) {
         mx_sc_print_report(stdout, cfg, tpath, tr, per, top.accel.backend_name());
         printf("SystemC time %s for one instance of each GEMM\n", top.finish_time().to_string().c_str());
-        if (out_fmt >= 0)
-            printf("outputs re-quantized (FORMAT.RQ) to %s: codes and E8M0 scales (blocks of %d rows x %d columns) written to memory\n",
-                   mx_pe_fmt_name((mx_pe_fmt)out_fmt), cfg.rows, cfg.rqu_tile ? cfg.cols : 1);
+        if (out_fmt >= 0) {
+            long long br = 0, bc = 0;
+            if (!jobs.empty()) mx_sc_out_block(cfg.rows, cfg.cols, jobs[0], br, bc);
+            printf("outputs re-quantized (FORMAT.RQ) to %s: codes and E8M0 scales (blocks of %lld rows x %lld columns) written to memory\n",
+                   mx_pe_fmt_name((mx_pe_fmt)out_fmt), br, bc);
+        }
         if (dump) {
             FILE *f = fopen(dump, "w");
             if (!f) {
