@@ -92,6 +92,49 @@ $(BUILD)/mxsim-cosim: $(COSIM_OBJ) $(COSIM_LIBS) $(VL_RT_OBJ) $(BUILD)/libmxcore
 
 -include $(shell find $(COSIM_DIR)/obj -name '*.d' 2>/dev/null)
 
+# `mxsim cosim --unit pe --lanes L` for a lane count without a prebuilt model
+# (any 1..64 but 8 and 4; sim/cmd_cosim.c runs make for it once, under a
+# lock): $(COSIM_DIR)/mxsim-cosim-pe-LL, the same harness compiled with
+# -DCOSIM_PE_LANES=L and one more model, mx_pe Verilated with LANES = L as
+# Vmx_pe_lanes, cached in $(COSIM_DIR)/pe_lanes_L.
+COSIM_PEL := $(COSIM_DIR)/pe_lanes
+$(COSIM_PEL)_%/Vmx_pe_lanes__ALL.a: $(RTL_SRC) mk/cosim.mk
+	@mkdir -p $(dir $@)
+	$(VERILATOR) $(VL_FLAGS) $(VL_SANFLAGS) $(VL_COV) -GLANES=$* -GALIGN_W=$(COSIM_ALIGN_W) --top-module mx_pe --prefix Vmx_pe_lanes \
+	  -Mdir $(dir $@) $(RTL_SRC)
+	+$(MAKE) -s -C $(dir $@) -f Vmx_pe_lanes.mk Vmx_pe_lanes__ALL.a OPT_FAST=$(COSIM_VL_OPT) OPT_SLOW=-O0 OPT_GLOBAL=-O1
+$(COSIM_PEL)_%/obj/cosim_units.o: sim/cosim/cosim_units.cpp $(COSIM_PEL)_%/Vmx_pe_lanes__ALL.a $(COSIM_LIBS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(COSIM_CXXFLAGS) -isystem $(COSIM_PEL)_$* -DCOSIM_PE_LANES=$* -c $< -o $@
+$(COSIM_PEL)_%/obj/cosim_main.o: sim/cosim/cosim_main.cpp $(COSIM_LIBS)
+	@mkdir -p $(dir $@)
+	$(CXX) $(COSIM_CXXFLAGS) -DCOSIM_PE_LANES=$* -c $< -o $@
+$(COSIM_DIR)/mxsim-cosim-pe-L%: $(COSIM_PEL)_%/obj/cosim_main.o $(COSIM_PEL)_%/obj/cosim_units.o \
+    $(COSIM_DIR)/obj/sim/cosim/fcov.o $(COSIM_PEL)_%/Vmx_pe_lanes__ALL.a $(COSIM_LIBS) $(VL_RT_OBJ) $(BUILD)/libmxcore.a
+	$(CXX) $(LDFLAGS) -o $@ $^ -lz -lpthread -lm
+.PRECIOUS: $(COSIM_PEL)_%/Vmx_pe_lanes__ALL.a $(COSIM_PEL)_%/obj/cosim_units.o $(COSIM_PEL)_%/obj/cosim_main.o
+-include $(wildcard $(COSIM_PEL)_*/obj/*.d)
+
+# The on-demand build (from scratch, a progress line with an estimate) and
+# runs at 16 lanes: the Verilated PE must agree with the C PE model
+# (models/units/mx_pe.c) cycle by cycle and bit for bit, five formats; the
+# second and later runs find it built.
+.PHONY: cosim-unit-lanes
+cosim-unit-lanes: $(BUILD)/mxsim $(COSIM_DIR)/obj/sim/cosim/fcov.o $(COSIM_LIBS) $(VL_RT_OBJ)
+	rm -rf $(COSIM_PEL)_16 $(COSIM_DIR)/mxsim-cosim-pe-L16
+	$(BUILD)/mxsim cosim --unit pe --format mxsf --lanes 16 --vectors 3000 --seed 5 >$(COSIM_DIR)/lanes16.log 2>$(COSIM_DIR)/lanes16.err \
+	  || { cat $(COSIM_DIR)/lanes16.err $(COSIM_DIR)/lanes16.log; exit 1; }
+	@cat $(COSIM_DIR)/lanes16.err $(COSIM_DIR)/lanes16.log; \
+	  grep -q "^mxsim cosim: building the Verilated PE with 16 lanes (once; cached in .*/cosim/pe_lanes_16), about [0-9]* s" $(COSIM_DIR)/lanes16.err \
+	  && grep -q "^cosim pe mxsf L=16: PASS 3000 vectors" $(COSIM_DIR)/lanes16.log \
+	  || { echo "cosim-unit-lanes: on-demand build or run of the 16-lane PE not as expected"; exit 1; }
+	@for f in e4m3 e5m2 int8 bf16; do $(BUILD)/mxsim cosim --unit pe --format $$f --lanes 16 --vectors 2000 --seed 6 2>&1 \
+	  | tee $(COSIM_DIR)/lanes16_$$f.log | grep -q "^cosim pe $$f L=16: PASS 2000 vectors" \
+	  || { cat $(COSIM_DIR)/lanes16_$$f.log; echo "cosim-unit-lanes: $$f at 16 lanes failed or built again"; exit 1; }; \
+	  ! grep -q building $(COSIM_DIR)/lanes16_$$f.log || { echo "cosim-unit-lanes: built twice"; exit 1; }; done; \
+	  echo "cosim-unit-lanes: PE at 16 lanes built on demand once; mxsf, e4m3, e5m2, int8, bf16 PASS"
+cosim-run: cosim-unit-lanes
+
 .PHONY: cosim cosim-run cosim-build lint-rtl
 cosim-build: $(BUILD)/mxsim-cosim
 

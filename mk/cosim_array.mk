@@ -16,6 +16,7 @@ CA_VLROOT := $(shell $(CA_VL) --getenv VERILATOR_ROOT 2>/dev/null)
 CA_RTL    := rtl/mx_pkg.sv rtl/mx_decode.sv rtl/mx_mul.sv rtl/mx_align.sv rtl/mx_addtree.sv \
              rtl/mx_fp32_round.sv rtl/mx_fp32_add.sv rtl/mx_accum.sv rtl/mx_pe.sv rtl/mx_skew.sv \
              rtl/mx_array.sv rtl/mx_requant.sv rtl/mx_array_ctrl.sv
+CA_VLT    := mk/cosim_array.vlt
 CA_VLINC  := -isystem $(CA_VLROOT)/include -isystem $(CA_VLROOT)/include/vltstd
 CA_VLDEF  := -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_COVERAGE=0 -DVM_SC=0
 CA_VLCXX  := -std=c++17 -O1 $(CA_VLINC) $(CA_VLDEF)
@@ -36,8 +37,9 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 #   $(CA_DIR)/vl_RxCxL/          Verilated model with FST tracing (co-simulation)
 #   $(CA_DIR)/mxsim-cosim-array-RxCxL         harness for that size
 #   $(CA_DIR)/vlb_RxCxL/, $(CA_DIR)/mxsim-cosim-array-bench-RxCxL: no tracing (bench)
-# The same Verilator flags for both (CA_VLFLAGS); C++ of the model at -Os (the
-# 16 x 16 model is instruction-cache bound, docs/SYSTEMC.md).
+# The same Verilator flags for both (CA_VLFLAGS) and mk/cosim_array.vlt (the
+# PE's input ports public, so that all R x C PEs share one copy of its code:
+# docs/SYSTEMC.md "Array co-simulation speed"); C++ of the model at -Os.
 ca_dim     = $(word $(2),$(subst x, ,$(1)))
 # -G parameters / -D macros of the stem's tile (none for RxCxL)
 ca_tile_g  = $(if $(call ca_dim,$(1),4),-GTR=$(call ca_dim,$(1),4) -GTC=$(call ca_dim,$(1),5))
@@ -46,9 +48,9 @@ CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array
 CA_VLOPT   ?= OPT_FAST=-Os OPT_SLOW=-O0 OPT_GLOBAL=-O1
 # $(call ca_verilate,DIR,STEM,TRACE)
 define ca_verilate
-	@mkdir -p $(1)
+	@rm -rf $(1); mkdir -p $(1)
 	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
-	  $(call ca_tile_g,$(2)) -Mdir $(1) $(CA_RTL)
+	  $(call ca_tile_g,$(2)) -Mdir $(1) $(CA_VLT) $(CA_RTL)
 	sh mk/vl_skip_ico.sh $(1)
 	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
 endef
@@ -60,9 +62,9 @@ define ca_harness_cxx
 	  -MMD -MP $(SANFLAGS) -c $< -o $@
 endef
 
-$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
 	$(call ca_verilate,$(CA_DIR)/vl_$*,$*,--trace-fst)
-$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL)
+$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
 	$(call ca_verilate,$(CA_DIR)/vlb_$*,$*,)
 
 $(CA_DIR)/obj_%/cosim_array_main.o: sim/cosim_array/cosim_array_main.cpp $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a
@@ -171,13 +173,21 @@ CA_ANY := $(CA_DIR)/any
 # running under this one, never builds them at the same time as it)
 cosim-array-any: $(BUILD)/mxsim $(CA_DIR)/fst_names $(CA_LINK_COMMON)
 	@rm -rf $(CA_ANY); mkdir -p $(CA_ANY)
-	@# from scratch: the first run builds 2x3 L=2 (a progress line with an estimate), the second finds it built
+	@# from scratch, two runs started at once: one builds 2x3 L=2 (a progress line with an estimate)
+	@# while the other waits for its lock (sim/cmd_cosim.c), then finds it built; both run and agree
 	rm -rf $(CA_DIR)/vl_2x3x2 $(CA_DIR)/obj_2x3x2 $(CA_DIR)/mxsim-cosim-array-2x3x2
-	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 1 --quiet \
-	  >$(CA_ANY)/build.log 2>$(CA_ANY)/build.err || { cat $(CA_ANY)/build.err; exit 1; }
-	@cat $(CA_ANY)/build.err; grep -q "^mxsim cosim: building the Verilated 2x3 array, 2 lanes (once; cached in .*/cosim_array/vl_2x3x2), about [0-9]* s with [0-9]* jobs; log .*/build-2x3x2.log$$" $(CA_ANY)/build.err \
+	@set +e; run="$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --gemms 1"; \
+	  $$run >$(CA_ANY)/build1.log 2>$(CA_ANY)/build1.err & p1=$$!; $$run >$(CA_ANY)/build2.log 2>$(CA_ANY)/build2.err & p2=$$!; \
+	  wait $$p1; s1=$$?; wait $$p2; s2=$$?; set -e; \
+	  cat $(CA_ANY)/build1.err $(CA_ANY)/build2.err; cat $(CA_ANY)/build1.err $(CA_ANY)/build2.err >$(CA_ANY)/build.err; \
+	  [ $$s1 -eq 0 ] && [ $$s2 -eq 0 ] && cmp -s $(CA_ANY)/build1.log $(CA_ANY)/build2.log && grep -q " equal$$" $(CA_ANY)/build1.log \
+	  || { echo "cosim-array-any: two concurrent first runs: exit $$s1 and $$s2, outputs differ or not equal"; exit 1; }
+	@grep -q "^mxsim cosim: building the Verilated 2x3 array, 2 lanes (once; cached in .*/cosim_array/vl_2x3x2), about [0-9]* s with [0-9]* jobs; log .*/build-2x3x2.log$$" $(CA_ANY)/build.err \
 	  && grep -q "^mxsim cosim: built the Verilated 2x3 array, 2 lanes in [0-9]* s$$" $(CA_ANY)/build.err \
-	  && [ -x $(CA_DIR)/mxsim-cosim-array-2x3x2 ] || { echo "cosim-array-any: on-demand build of 2x3 L=2 not as expected"; exit 1; }
+	  && [ "$$(grep -c '^mxsim cosim: building ' $(CA_ANY)/build.err)" = 1 ] \
+	  && [ "$$(grep -c '^mxsim cosim: waiting for another build of the Verilated 2x3 array, 2 lanes ' $(CA_ANY)/build.err)" = 1 ] \
+	  && [ -x $(CA_DIR)/mxsim-cosim-array-2x3x2 ] || { echo "cosim-array-any: concurrent on-demand build of 2x3 L=2 not built exactly once under the lock"; exit 1; }
+	@echo "cosim-array-any: two concurrent first runs: one built 2x3 L=2, the other waited for the lock; both equal"
 	$(BUILD)/mxsim cosim --level array -c tests/systemc/sc_2x3_l2.yaml -t tests/systemc/sc_small.csv --seed 3 --progress \
 	  >$(CA_ANY)/run.log 2>$(CA_ANY)/run.err || { cat $(CA_ANY)/run.err; exit 1; }
 	@cat $(CA_ANY)/run.log $(CA_ANY)/run.err

@@ -15,6 +15,10 @@
  * generic pattern rules of mk/cosim_array.mk), once, under a lock, with a
  * progress line and a time estimate on stderr and make's output in
  * BUILD/cosim_array/build-RxCxL.log (docs/DECISIONS.md).
+ *
+ * Unit level, `--unit pe --lanes L` for a lane count mxsim-cosim has no model
+ * of (it has 8 for every unit and 4 for the PE): the same way, once, under a
+ * lock, BUILD/cosim/mxsim-cosim-pe-LL (mk/cosim.mk), L = 1..64 as arch.lanes.
  */
 #include "array/mx_array.h"
 #include "config_yaml.h"
@@ -244,24 +248,24 @@ static int run_make(const char *src, const char *build, const char *target, int 
     return WEXITSTATUS(st) == 127 && !query ? -1 : WEXITSTATUS(st);
 }
 
-/* Makes sure BUILD/cosim_array/mxsim-cosim-array-RxCxL exists and is up to
- * date (building it if the source tree is here), and puts its path in bin.
- * 0, or 2 after one error line. */
-static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, size_t binlen)
+/* What an on-demand build makes: BUILD/DIR/BIN from the make target of that
+ * name, KEY naming its lock (DIR/.lock-KEY) and log (DIR/build-KEY.log),
+ * CACHE the model directory under DIR the progress line names. */
+typedef struct {
+    const char *dir, *bin, *key, *cache, *what;
+    double estimate; /* seconds with 2+ jobs */
+    int R, C, L;     /* array size for BUILD/cosim_array/build_times (R = 0: none) */
+} ondemand;
+
+/* Makes sure BUILD/DIR/BIN exists and is up to date (building it if the
+ * source tree is here), and puts its path in bin.  0, or 2 after one error
+ * line. */
+static int ondemand_binary(const char *bindir, const ondemand *od, char *bin, size_t binlen)
 {
-    const int R = c->rows, C = c->cols, L = c->lanes;
-    char size[64], what[128], cadir[PATH_MAX], target[PATH_MAX + 64], build[PATH_MAX], mkfile[PATH_MAX + 32];
-    if (c->rqu_tile && c->tile_rows > 0 && (c->tile_rows != R || c->tile_cols != C)) {
-        /* a re-quantization tile smaller than the fold: RxCxLxTRxTC (mk/cosim_array.mk) */
-        fmt(size, sizeof size, "%dx%dx%dx%dx%d", R, C, L, c->tile_rows, c->tile_cols);
-        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes, %dx%d re-quantization tiles", R, C, L,
-            c->tile_rows, c->tile_cols);
-    } else {
-        fmt(size, sizeof size, "%dx%dx%d", R, C, L);
-        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes", R, C, L);
-    }
-    fmt(cadir, sizeof cadir, "%s/cosim_array", bindir);
-    fmt(bin, binlen, "%s/mxsim-cosim-array-%s", cadir, size);
+    const char *what = od->what;
+    char dir[PATH_MAX], target[PATH_MAX + 64], build[PATH_MAX], mkfile[PATH_MAX + 32];
+    fmt(dir, sizeof dir, "%s/%s", bindir, od->dir);
+    fmt(bin, binlen, "%s/%s", dir, od->bin);
     const char *src = MXSIM_SRC_DIR;
     fmt(mkfile, sizeof mkfile, "%s/mk/cosim_array.mk", src);
     if (!*src || access(mkfile, R_OK) != 0) {
@@ -277,14 +281,14 @@ static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, 
         fmt(build, sizeof build, "%s", bindir + sl + 1);
     else
         fmt(build, sizeof build, "%s", bindir);
-    fmt(target, sizeof target, "%s/cosim_array/mxsim-cosim-array-%s", build, size);
-    if (mkdir(cadir, 0755) != 0 && errno != EEXIST) {
-        mx_print_error("mxsim cosim", "cannot create %s: %s", cadir, strerror(errno));
+    fmt(target, sizeof target, "%s/%s/%s", build, od->dir, od->bin);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        mx_print_error("mxsim cosim", "cannot create %s: %s", dir, strerror(errno));
         return 2;
     }
-    /* one build of a size at a time (two mxsim processes, or mxsim and make) */
+    /* one build of a model at a time (two mxsim processes, or mxsim and make) */
     char lockp[PATH_MAX + 32];
-    fmt(lockp, sizeof lockp, "%s/.lock-%s", cadir, size);
+    fmt(lockp, sizeof lockp, "%s/.lock-%s", dir, od->key);
     int lk = open(lockp, O_RDWR | O_CREAT, 0644);
     struct flock fl;
     memset(&fl, 0, sizeof fl);
@@ -302,12 +306,12 @@ static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, 
             rc = 2;
         } else {
             char log[PATH_MAX + 32];
-            fmt(log, sizeof log, "%s/build-%s.log", cadir, size);
+            fmt(log, sizeof log, "%s/build-%s.log", dir, od->key);
             long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
             const int jobs = ncpu < 1 ? 1 : ncpu > 64 ? 64 : (int)ncpu;
-            const double est = build_estimate(cadir, R, C, L) * (jobs >= 2 ? 1.0 : 1.8);
-            fprintf(stderr, "mxsim cosim: building %s (once; cached in %s/vl_%s), about %.0f s with %d jobs; log %s\n",
-                    what, cadir, size, est, jobs, log);
+            const double est = od->estimate * (jobs >= 2 ? 1.0 : 1.8);
+            fprintf(stderr, "mxsim cosim: building %s (once; cached in %s/%s), about %.0f s with %d jobs; log %s\n",
+                    what, dir, od->cache, est, jobs, log);
             const time_t t0 = time(NULL);
             const int st = run_make(src, build, target, 0, log, jobs, est, what);
             if (st != 0 || access(bin, X_OK) != 0) {
@@ -320,10 +324,10 @@ static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, 
                 const long secs = (long)(time(NULL) - t0);
                 fprintf(stderr, "mxsim cosim: built %s in %ld s\n", what, secs);
                 char tp[PATH_MAX + 16];
-                fmt(tp, sizeof tp, "%s/build_times", cadir);
-                FILE *f = fopen(tp, "a");
+                fmt(tp, sizeof tp, "%s/build_times", dir);
+                FILE *f = od->R > 0 ? fopen(tp, "a") : NULL;
                 if (f) {
-                    fprintf(f, "%d %d %d %ld\n", R, C, L, secs);
+                    fprintf(f, "%d %d %d %ld\n", od->R, od->C, od->L, secs);
                     fclose(f);
                 }
             }
@@ -331,6 +335,62 @@ static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, 
     }
     if (lk >= 0) close(lk); /* releases the lock */
     return rc;
+}
+
+/* BUILD/cosim_array/mxsim-cosim-array-RxCxL (the generic pattern rules of
+ * mk/cosim_array.mk).  0 or 2. */
+static int array_binary(const char *bindir, const mx_arch_config *c, char *bin, size_t binlen)
+{
+    const int R = c->rows, C = c->cols, L = c->lanes;
+    char size[64], what[128], binname[96], cache[80], cadir[PATH_MAX];
+    if (c->rqu_tile && c->tile_rows > 0 && (c->tile_rows != R || c->tile_cols != C)) {
+        /* a re-quantization tile smaller than the fold: RxCxLxTRxTC (mk/cosim_array.mk) */
+        fmt(size, sizeof size, "%dx%dx%dx%dx%d", R, C, L, c->tile_rows, c->tile_cols);
+        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes, %dx%d re-quantization tiles", R, C, L,
+            c->tile_rows, c->tile_cols);
+    } else {
+        fmt(size, sizeof size, "%dx%dx%d", R, C, L);
+        fmt(what, sizeof what, "the Verilated %dx%d array, %d lanes", R, C, L);
+    }
+    fmt(binname, sizeof binname, "mxsim-cosim-array-%s", size);
+    fmt(cache, sizeof cache, "vl_%s", size);
+    fmt(cadir, sizeof cadir, "%s/cosim_array", bindir);
+    const ondemand od = {"cosim_array", binname, size, cache, what, build_estimate(cadir, c->rows, c->cols, c->lanes),
+                         c->rows, c->cols, c->lanes};
+    return ondemand_binary(bindir, &od, bin, binlen);
+}
+
+/* `--unit pe --lanes L` for a lane count without a prebuilt model (8 and 4
+ * are in BUILD/mxsim-cosim): BUILD/cosim/mxsim-cosim-pe-LL, the harness with
+ * one more PE model Verilated with LANES = L (mk/cosim.mk).  Sets *path and
+ * returns 0; 1 when the prebuilt harness serves (path untouched); 2 after
+ * one error line. */
+static int unit_lanes_binary(const char *bindir, int argc, char **argv, char *path, size_t pathlen)
+{
+    const char *unit = NULL, *lanes = NULL;
+    int fault = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--fault")) fault = 1;
+        else if (i + 1 < argc && !strcmp(argv[i], "--unit")) unit = argv[++i];
+        else if (i + 1 < argc && !strcmp(argv[i], "--lanes")) lanes = argv[++i];
+    }
+    if (!unit || !lanes || strcmp(unit, "pe") != 0 || fault) return 1;
+    char *end;
+    errno = 0;
+    const long L = strtol(lanes, &end, 10);
+    if (errno || *end || end == lanes || L == 8 || L == 4) return 1; /* the harness itself refuses bad values */
+    if (L < 1 || L > 64) {
+        mx_print_error("mxsim cosim", "option '--lanes': the PE takes 1..64 lanes (arch.lanes), got '%s'", lanes);
+        return 2;
+    }
+    char key[32], what[96], binname[64], cache[64];
+    fmt(key, sizeof key, "pe-L%ld", L);
+    fmt(what, sizeof what, "the Verilated PE with %ld lanes", L);
+    fmt(binname, sizeof binname, "mxsim-cosim-pe-L%ld", L);
+    fmt(cache, sizeof cache, "pe_lanes_%ld", L);
+    /* the harness's compile dominates (about a minute on 2 loaded cores), the PE grows with L */
+    const ondemand od = {"cosim", binname, key, cache, what, 60 + 2.0 * (double)L, 0, 0, 0};
+    return ondemand_binary(bindir, &od, path, pathlen);
 }
 
 int mxsim_cmd_cosim(int argc, char **argv)
@@ -373,9 +433,12 @@ int mxsim_cmd_cosim(int argc, char **argv)
     char *slash = strrchr(self, '/');
     if (slash) *slash = '\0';
     fmt(path, sizeof path, "%s/%s", slash ? self : ".", tool);
+    int lanes_rc = 1;
     if (array && !help) {
         if (array_binary(slash ? self : ".", &cfg, path, sizeof path)) return 2;
-    } else if (access(path, X_OK) != 0) {
+    } else if (!array && !help && (lanes_rc = unit_lanes_binary(slash ? self : ".", argc, argv, path, sizeof path)) == 2) {
+        return 2;
+    } else if (lanes_rc == 1 && access(path, X_OK) != 0) {
         fprintf(stderr, "mxsim cosim: %s is not built; run %s\n", path, target);
         return 2;
     }

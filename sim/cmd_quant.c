@@ -624,7 +624,8 @@ typedef struct {
     size_t n, ns_total, cap;
     npy_reader rd;
     int whole;                 /* the tensor is read completely into x */
-    float *x, *inbuf, *deq;
+    float *x, *inbuf, *deq;    /* x: the tensor read whole (malloc'ed) */
+    const float *xin;          /* the whole tensor: x, or the file mapped (npy_map_f32); NULL: by chunks */
     void *codes, *scales;
     uint64_t rng;
     mx_encode_opts enc;
@@ -697,7 +698,11 @@ static int quant_open_input(quant_run *q)
     char err[512];
     if (npy_open_f32(a->in, &q->rd, &q->sh, err, sizeof err) != 0) return quant_fail("%s", err);
     q->whole = !q->rd.regular || q->kind == QK_SCALED;
-    if (q->whole && npy_read_all_f32(&q->rd, &q->x, err, sizeof err) != 0) return quant_fail("%s", err);
+    /* a float32 file is used in place (no read copy, no input buffer) */
+    q->xin = npy_map_f32(&q->rd);
+    if (q->xin) q->whole = 1;
+    else if (q->whole && npy_read_all_f32(&q->rd, &q->x, err, sizeof err) != 0) return quant_fail("%s", err);
+    else q->xin = q->x;
     q->n = shape_count(&q->sh);
     if (q->kind == QK_MX || q->kind == QK_BDR) {
         if (q->kind == QK_MX && a->tile_rows) {
@@ -712,9 +717,9 @@ static int quant_open_input(quant_run *q)
         return 2;
     if (q->kind == QK_SCALED)
         for (size_t i = 0; i < q->n; i++)
-            if (!isfinite(q->x[i]))
+            if (!isfinite(q->xin[i]))
                 return quant_fail("%s: non-finite value (%g) at flat index %zu: per-tensor/per-channel "
-                                  "FP32 scaling needs finite data", a->in, (double)q->x[i], i);
+                                  "FP32 scaling needs finite data", a->in, (double)q->xin[i], i);
     return 0;
 }
 
@@ -839,7 +844,7 @@ static int quant_run_parallel(quant_run *q, const quant_job *job, int threads)
     pc.npiece = np;
     pc.cap = q->cap;
     pc.enc = q->enc;
-    pc.x = q->x;
+    pc.x = q->xin;
     pc.rd = &q->rd;
     pc.w_out = &q->w_out;
     pc.w_codes = q->a.codes_path ? &q->w_codes : NULL;
@@ -873,8 +878,8 @@ static int quant_run_sequential(quant_run *q, const quant_job *job)
         int sub_axis;
         size_t cnt = plan_chunk(&q->plan, pos, &sub, &sub_axis);
         if (cnt == 0) return quant_fail("internal error: empty chunk at element %zu", pos);
-        const float *src = q->x ? q->x + pos : q->inbuf;
-        if (!q->x && npy_read_chunk_f32(&q->rd, q->inbuf, cnt, err, sizeof err) != 0) return quant_fail("%s", err);
+        const float *src = q->xin ? q->xin + pos : q->inbuf;
+        if (!q->xin && npy_read_chunk_f32(&q->rd, q->inbuf, cnt, err, sizeof err) != 0) return quant_fail("%s", err);
         size_t ns = 0;
         char msg[1024];
         if (quant_chunk(job, &q->enc, src, cnt, &sub, sub_axis, q->codes, q->scales, q->deq, &ns, &q->invalid, msg,

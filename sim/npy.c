@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -486,8 +487,22 @@ int npy_pread_f32(const npy_reader *r, size_t first, float *dst, size_t count, c
     return 0;
 }
 
+const float *npy_map_f32(npy_reader *r)
+{
+    if (!r->regular || r->itemsize != 4 || !NPY_HOST_LE || r->count == 0 || r->data_off % 4 != 0 || r->map)
+        return NULL;
+    const size_t len = (size_t)r->data_off + r->count * 4;
+    void *m = mmap(NULL, len, PROT_READ, MAP_PRIVATE, r->fd, 0);
+    if (m == MAP_FAILED) return NULL;
+    r->map = m;
+    r->maplen = len;
+    return (const float *)((const unsigned char *)m + r->data_off);
+}
+
 void npy_close(npy_reader *r)
 {
+    if (r->map) munmap(r->map, r->maplen);
+    r->map = NULL;
     if (r->fd >= 0) close(r->fd);
     r->fd = -1;
     free(r->raw);

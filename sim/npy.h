@@ -65,6 +65,8 @@ typedef struct {
     unsigned char *raw;     /* conversion buffer for <f8 chunks */
     size_t      rawcap;
     long long   data_off;   /* file offset of the first element */
+    void       *map;        /* npy_map_f32's mapping (NULL: none) */
+    size_t      maplen;
 } npy_reader;
 
 int npy_open_f32(const char *path, npy_reader *r, mx_shape *shape, char *err, size_t errlen);
@@ -81,6 +83,12 @@ int npy_read_chunk_f32(npy_reader *r, float *dst, size_t count, char *err, size_
 /* Elements [first, first + count) of a regular file into dst, by pread (the
  * file position is not used, so threads may call it concurrently). */
 int npy_pread_f32(const npy_reader *r, size_t first, float *dst, size_t count, char *err, size_t errlen);
+
+/* All elements of a regular little-endian float32 file, mapped read-only
+ * (mmap: no copy, no buffer), valid until npy_close.  NULL when the data
+ * cannot be used in place (a stream, float64, a big-endian host, mmap
+ * failing): the caller then reads it. */
+const float *npy_map_f32(npy_reader *r);
 
 void npy_close(npy_reader *r);
 

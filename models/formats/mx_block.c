@@ -366,11 +366,22 @@ fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, s
     return i;
 }
 
+/* 2^k as ldexpf(1, k) gives it, without a libm call per block for the
+ * normal range (the exponent field alone); the rest through ldexpf. */
+static inline float pow2f(int k)
+{
+    if (k < -126 || k > 127) return ldexpf(1.0f, k);
+    const uint32_t b = (uint32_t)(k + 127) << 23;
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
 static inline __attribute__((always_inline)) void
 fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes, int se,
                 mx_round mode, int closed)
 {
-    const float down = ldexpf(1.0f, -se), up = ldexpf(1.0f, se);
+    const float down = pow2f(-se), up = pow2f(se);
     for (size_t r = 0; r < v->rows; r++) {
         const size_t row = v->base + r * v->row_stride;
         size_t c0 = 0;

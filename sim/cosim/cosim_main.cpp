@@ -27,6 +27,7 @@ static void usage(FILE *f)
             "  --format-b FB B operand's format (mul, align, pe; default F; bf16 mixes with nothing)\n"
             "  --exhaustive  every code (decode, all FP5 biases for mxsf) or every code pair (mul)\n"
             "  --stall P     probability of a valid/ready bubble per cycle (pe), default 0.2\n"
+            "  --lanes L     8 (default); the PE also 4, and through mxsim cosim any 1..64 (built once)\n"
             "  --fst FILE    at a mismatch, replay and write the last C cycles (--window, 64) as FST\n"
             "  --fault       use the RTL built with +define+MX_FAULT_ALIGN (harness self-test)\n"
             "  --directed T  run the rows of the directed table T instead of random vectors\n"
@@ -136,9 +137,14 @@ int main(int argc, char **argv)
     else if (o.unit == "requant") run = run_requant;
     else if (o.unit == "pe") run = run_pe;
     else return bad_option("unknown --unit", o.unit.c_str());
-    if (o.lanes != 8 && !(o.lanes == 4 && o.unit == "pe" && !o.fault))
-        return bad_option("Verilated models exist for --lanes 8 (every unit) and 4 (pe); not",
-                          std::to_string(o.lanes).c_str());
+#ifdef COSIM_PE_LANES
+    const bool other_lanes = o.lanes == COSIM_PE_LANES && o.unit == "pe" && !o.fault;
+#else
+    const bool other_lanes = false;
+#endif
+    if (o.lanes != 8 && !(o.lanes == 4 && o.unit == "pe" && !o.fault) && !other_lanes)
+        return bad_option("Verilated models exist for --lanes 8 (every unit) and 4 (pe), and mxsim cosim builds "
+                          "--unit pe for any lane count 1..64; not", std::to_string(o.lanes).c_str());
     if (o.fault && o.unit != "pe") return bad_option("--fault exists for --unit pe only, not", o.unit.c_str());
     if (o.unit == "requant" && !mx_pe_format_of(o.fmt)->requant)
         return bad_option("the re-quantizer has no element format", mx_pe_fmt_name(o.fmt));
@@ -166,7 +172,7 @@ int main(int argc, char **argv)
             snprintf(share, sizeof share, "; time: RTL %.0f%%, C model %.0f%%, harness %.0f%%", 100 * r.rtl_share,
                      100 * r.c_share, 100 * (1 - r.rtl_share - r.c_share));
         printf("cosim %s %s%s: PASS %ld vectors, %ld cycles, %.2f s (%.0f vectors/s, %.0f cycles/s%s)%s\n",
-               o.unit.c_str(), fname, o.unit == "pe" ? (o.lanes == 4 ? " L=4" : " L=8") : "", r.vectors, r.cycles, secs,
+               o.unit.c_str(), fname, o.unit == "pe" ? (" L=" + std::to_string(o.lanes)).c_str() : "", r.vectors, r.cycles, secs,
                r.vectors / (secs > 0 ? secs : 1e-9), r.cycles / (secs > 0 ? secs : 1e-9), share,
                o.exhaustive ? " [exhaustive]" : "");
         return 0;

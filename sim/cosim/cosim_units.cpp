@@ -31,6 +31,10 @@
 #include "Vmx_pe_fault___024root.h"
 #include "Vmx_pe_l4.h"
 #include "Vmx_pe_l4___024root.h"
+#ifdef COSIM_PE_LANES  // a harness built on demand for another PE lane count (mk/cosim.mk)
+#include "Vmx_pe_lanes.h"
+#include "Vmx_pe_lanes___024root.h"
+#endif
 
 extern "C" {
 #include "units/mx_decode.h"
@@ -634,7 +638,7 @@ template <class M, int L, class Stim>
 static bool check_pe_stages(Checker &chk, Sim<M> &s, const mx_pe_regs *q, const mx_pe_out &c, const Stim &stage_stim,
                             long id_s1, long id_s2, long id_s3, long id_acc)
 {
-    constexpr int SUM_W = RTL_AL_W + (L >= 8 ? 3 : L >= 4 ? 2 : 1);
+    constexpr int SUM_W = RTL_AL_W + (L > 32 ? 6 : L > 16 ? 5 : L > 8 ? 4 : L > 4 ? 3 : L > 2 ? 2 : L > 1 ? 1 : 0); // + clog2(L)
     auto *R = s.m->rootp;
     chk.stim = [&stage_stim, id_s1] { return stage_stim(id_s1, "S1 holds"); };
     bool bad = false;
@@ -917,6 +921,9 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
 Result run_pe(const Options &o, const Trace &t)
 {
     if (o.fault) return run_pe_model<Vmx_pe_fault, 8>(o, t);
+#ifdef COSIM_PE_LANES
+    if (o.lanes == COSIM_PE_LANES) return run_pe_model<Vmx_pe_lanes, COSIM_PE_LANES>(o, t);
+#endif
     return o.lanes == 4 ? run_pe_model<Vmx_pe_l4, 4>(o, t) : run_pe_model<Vmx_pe, 8>(o, t);
 }
 

@@ -525,6 +525,7 @@ static int setup_rtl(ca_run &x)
     top = new Vmx_array_ctrl(ctx);
     if (fst_path) {
 #ifdef CA_NO_TRACE
+        (void)fst; /* the bench build has no tracing */
         fprintf(stderr, "mxsim-cosim-array: option '--fst': this benchmark build has no waveform support (use build/mxsim-cosim-array)\n");
         delete top;
         top = nullptr;
