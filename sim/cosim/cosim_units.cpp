@@ -740,6 +740,60 @@ static void cover_pe_edge(const Options &o, const mx_pe_config &cfg, const mx_pe
     }
 }
 
+/* The PE regression's random stimulus: outputs of 1..8 groups of L lanes,
+ * shared block scales with their extremes (0x00, 0xFE, 0xFF, 1) now and
+ * then, all-zero blocks, rare special codes, and a nonzero accumulator
+ * input for one output in four.  Keeps the current output's operands for
+ * the mx_pe_dot expectation. */
+template <int L> struct PeStimulus {
+    int groups_per_block;
+    bool bf16;
+    int grp_in_out = 0, groups_this_out = 0;
+    uint8_t xa = 127, xb = 127;
+    bool zero_a = false, zero_b = false; // this block's elements are all zero
+    uint32_t acc0 = 0;
+    std::vector<uint16_t> out_a, out_b;
+    std::vector<uint8_t> out_xa, out_xb;
+    PeStimulus(int gpb, bool is_bf16) : groups_per_block(gpb), bf16(is_bf16) {}
+
+    /* The next group into cur (its id: id). */
+    void draw(const Options &o, uint64_t *rng, long id, Txn &cur)
+    {
+        if (grp_in_out == 0) {
+            groups_this_out = 1 + (int)(mx_rng_next(rng) % 8);
+            acc0 = mx_rng_next(rng) % 4 == 0 ? rand_fp32(rng) : 0;
+            out_a.clear(); out_b.clear(); out_xa.clear(); out_xb.clear();
+        }
+        if (grp_in_out % groups_per_block == 0) {
+            xa = (uint8_t)(127 - 16 + (int)(mx_rng_next(rng) % 32));
+            xb = (uint8_t)(127 - 16 + (int)(mx_rng_next(rng) % 32));
+            uint64_t k = mx_rng_next(rng) % 200;
+            if (k == 0) xa = 0xFF;
+            if (k == 1) { xa = 254; xb = 254; }
+            if (k == 2) { xa = 1; xb = 1; }
+            if (k == 3) { xa = 0; xb = 0; }  // 2^-127 each
+            if (k == 4) xb = 0xFF;
+            zero_a = k == 5;  // all-zero blocks
+            zero_b = k == 6;
+            out_xa.push_back(xa); out_xb.push_back(xb);
+        }
+        cur.id = id;
+        for (int i = 0; i < L; i++) {
+            cur.a[i] = rand_code(o.fmt, rng, mx_rng_next(rng) % 500 == 0);
+            cur.b[i] = rand_code(o.fmt_b, rng, mx_rng_next(rng) % 500 == 0);
+            if (zero_a) cur.a[i] = 0;
+            if (zero_b) cur.b[i] = 0;
+            out_a.push_back(cur.a[i]); out_b.push_back(cur.b[i]);
+        }
+        cur.blk_first = grp_in_out % groups_per_block == 0;
+        cur.blk_last = grp_in_out % groups_per_block == groups_per_block - 1 || grp_in_out + 1 == groups_this_out;
+        cur.xa = bf16 ? 0 : xa; cur.xb = bf16 ? 0 : xb;
+        cur.first = grp_in_out == 0;
+        cur.last = grp_in_out + 1 == groups_this_out;
+        cur.acc = acc0;
+    }
+};
+
 template <class M, int L> static Result run_pe_model(const Options &o, const Trace &t)
 {
     Result r;
@@ -775,17 +829,11 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     std::vector<Txn> hist(HIST);
     long n_hist = 0;
     long out_seen = 0, n_acc = 0;
-    int grp_in_out = 0, groups_this_out = 0;
-    uint8_t xa = 127, xb = 127;
-    bool zero_a = false, zero_b = false;        // this block's elements are all zero (stimulus)
+    PeStimulus<L> stim(cfg.block / L, bf16);
     bool blk_zero_a = false, blk_zero_b = false;  // accepted groups of the block so far are all zero (coverage)
-    uint32_t acc0 = 0;
     bool holding = false;              // a presented group waits for in_ready_o
     Txn cur;
     long id_s1 = -1, id_s2 = -1, id_s3 = -1, id_acc = -1;  // groups held by each stage
-    std::vector<uint16_t> out_a, out_b;
-    std::vector<uint8_t> out_xa, out_xb;
-    const int groups_per_block = cfg.block / L;
 
     long cyc = 0;
     uint64_t rtl_tsc = 0, c_tsc = 0;
@@ -794,38 +842,7 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
     while (r.ok && (n_acc < o.vectors || out_seen < (long)expect_out.size() || holding) && cyc < max_cycles) {
         // ---- stimulus
         if (!holding && n_acc < o.vectors && mx_rng_uniform(&rng) >= o.stall) {
-            if (grp_in_out == 0) {
-                groups_this_out = 1 + (int)(mx_rng_next(&rng) % 8);
-                acc0 = mx_rng_next(&rng) % 4 == 0 ? rand_fp32(&rng) : 0;
-                out_a.clear(); out_b.clear(); out_xa.clear(); out_xb.clear();
-            }
-            if (grp_in_out % groups_per_block == 0) {
-                xa = (uint8_t)(127 - 16 + (int)(mx_rng_next(&rng) % 32));
-                xb = (uint8_t)(127 - 16 + (int)(mx_rng_next(&rng) % 32));
-                uint64_t k = mx_rng_next(&rng) % 200;
-                if (k == 0) xa = 0xFF;
-                if (k == 1) { xa = 254; xb = 254; }
-                if (k == 2) { xa = 1; xb = 1; }
-                if (k == 3) { xa = 0; xb = 0; }  // 2^-127 each
-                if (k == 4) xb = 0xFF;
-                zero_a = k == 5;  // all-zero blocks
-                zero_b = k == 6;
-                out_xa.push_back(xa); out_xb.push_back(xb);
-            }
-            cur.id = n_hist;
-            for (int i = 0; i < L; i++) {
-                cur.a[i] = rand_code(o.fmt, &rng, mx_rng_next(&rng) % 500 == 0);
-                cur.b[i] = rand_code(o.fmt_b, &rng, mx_rng_next(&rng) % 500 == 0);
-                if (zero_a) cur.a[i] = 0;
-                if (zero_b) cur.b[i] = 0;
-                out_a.push_back(cur.a[i]); out_b.push_back(cur.b[i]);
-            }
-            cur.blk_first = grp_in_out % groups_per_block == 0;
-            cur.blk_last = grp_in_out % groups_per_block == groups_per_block - 1 || grp_in_out + 1 == groups_this_out;
-            cur.xa = bf16 ? 0 : xa; cur.xb = bf16 ? 0 : xb;
-            cur.first = grp_in_out == 0;
-            cur.last = grp_in_out + 1 == groups_this_out;
-            cur.acc = acc0;
+            stim.draw(o, &rng, n_hist, cur);
             holding = true;
         }
         in.in_valid_i = holding;
@@ -886,14 +903,14 @@ template <class M, int L> static Result run_pe_model(const Options &o, const Tra
                 id_s1 = cur.id;
                 holding = false;
                 n_acc++;
-                grp_in_out++;
+                stim.grp_in_out++;
                 if (cur.last) {
-                    const uint8_t *pa = bf16 ? nullptr : out_xa.data(), *pb = bf16 ? nullptr : out_xb.data();
+                    const uint8_t *pa = bf16 ? nullptr : stim.out_xa.data(), *pb = bf16 ? nullptr : stim.out_xb.data();
                     uint64_t d0 = __rdtsc();
-                    expect_out.push_back(mx_pe_dot(&cfg, out_a.data(), pa, out_b.data(), pb,
-                                                   (int)out_a.size(), acc0));
+                    expect_out.push_back(mx_pe_dot(&cfg, stim.out_a.data(), pa, stim.out_b.data(), pb,
+                                                   (int)stim.out_a.size(), stim.acc0));
                     c_tsc += __rdtsc() - d0;
-                    grp_in_out = 0;
+                    stim.grp_in_out = 0;
                 }
             }
         }
