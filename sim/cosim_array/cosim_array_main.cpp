@@ -690,6 +690,112 @@ static int prepare_gemm(ca_run &x, size_t gi, mx_sc_job &j, std::vector<uint32_t
  * and its C twin in lock step cycle by cycle, then outputs, codes/scales
  * and cycles against the C core and the schedules.  The run's rc: 0, 1
  * mismatch (reported), 2 bad input. */
+/* The folds of a GEMM in the controller's order (the one fold schedule,
+ * mx_fold_at), and per column the folds whose output blocks it will carry. */
+static void fold_queues(const mx_arch_config &cfg, const mx_sc_job &j, std::vector<fold> &folds,
+                        std::vector<std::deque<size_t>> &colq)
+{
+    for (long long f = 0, nf = mx_fold_count(&cfg, j.M, j.N, j.K); f < nf; f++) {
+        mx_fold fo;
+        mx_fold_at(&cfg, j.M, j.N, j.K, f, &fo);
+        folds.push_back({fo.r0, fo.c0, fo.rows, fo.cols});
+    }
+    for (size_t f = 0; f < folds.size(); f++)
+        for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
+}
+
+/* Two reset cycles of the RTL with the idle inputs (counted in the run's cycles). */
+static void reset_rtl(ca_run &x, const tile_cycle_in &in)
+{
+    x.top->rst_ni = 0;
+    rtl_tile::drive(x.top, in);
+    for (int k = 0; k < 2; k++) {
+        x.top->clk_i = 0; x.top->eval();
+        if (x.fst) x.fst->dump(x.vtime);
+        x.top->clk_i = 1; x.top->eval();
+        if (x.fst) x.fst->dump(x.vtime + 5);
+        x.vtime += 10;
+    }
+    x.top->rst_ni = 1;
+    x.run_cycles += 2;
+}
+
+/* The first difference between the C register model's and the RTL's
+ * outputs of one cycle (field NULL: none), in the order a reader checks
+ * them: controller state, SRAM reads, issue, each PE's done and result, the
+ * output blocks. */
+struct cycle_diff { const char *field = nullptr; int r = -1, c = -1; uint64_t exp = 0, act = 0; };
+static cycle_diff compare_cycle(const tile_cycle_out &mo, const tile_cycle_out &ro, const tile_desc &d,
+                                array_ctrl_twin &model, const std::vector<const uint32_t *> &pe_q, bool pe_visible,
+                                int out_fmt)
+{
+    cycle_diff x;
+    auto diff = [&](const char *field, int r, int c, uint64_t e, uint64_t a) {
+        x.field = field; x.r = r; x.c = c; x.exp = e; x.act = a;
+        return x;
+    };
+    if (mo.busy != ro.busy) return diff("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
+    if (mo.done != ro.done) return diff("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
+    if (mo.rd != ro.rd) return diff("sram rd", -1, -1, (uint64_t)mo.rd, (uint64_t)ro.rd);
+    if (mo.rd && mo.a_addr != ro.a_addr) return diff("sram a_addr", -1, -1, mo.a_addr, ro.a_addr);
+    if (mo.rd && mo.b_addr != ro.b_addr) return diff("sram b_addr", -1, -1, mo.b_addr, ro.b_addr);
+    if (mo.rd && d.scaled && mo.as_addr != ro.as_addr) return diff("sram as_addr", -1, -1, mo.as_addr, ro.as_addr);
+    if (mo.rd && d.scaled && mo.bs_addr != ro.bs_addr) return diff("sram bs_addr", -1, -1, mo.bs_addr, ro.bs_addr);
+    if (mo.issue != ro.issue) return diff("issue", -1, -1, (uint64_t)mo.issue, (uint64_t)ro.issue);
+    for (int r = 0; r < ARR_R; r++)
+        for (int c = 0; c < ARR_C; c++) {
+            const size_t i = (size_t)(r * ARR_C + c);
+            if (mo.pe_done[i] != ro.pe_done[i]) return diff("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
+        }
+    /* each PE's own result the cycle it appears (out_valid_o = pe_done, just compared) */
+    for (int i = 0; i < ARR_R * ARR_C && pe_visible; i++)
+        if (mo.pe_done[(size_t)i]) {
+            const int r = i / ARR_C, c = i % ARR_C;
+            const uint32_t mv = model.pe_value(r, c), rv = *pe_q[(size_t)i];
+            if (mv != rv) return diff("PE result (u_pe.out_o)", r, c, mv, rv);
+        }
+    for (int c = 0; c < ARR_C; c++) {
+        if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c])
+            return diff("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]);
+        if (!mo.blk_valid[(size_t)c]) continue;
+        for (int r = 0; r < ARR_R; r++) {
+            const size_t i = (size_t)(c * ARR_R + r);
+            if (mo.vals[i] != ro.vals[i]) return diff("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
+            if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) return diff("blk_codes", r, c, mo.codes[i], ro.codes[i]);
+        }
+        for (int i = 0; i < ARR_S && out_fmt >= 0; i++)
+            if (mo.scales[(size_t)(c * ARR_S + i)] != ro.scales[(size_t)(c * ARR_S + i)])
+                return diff("blk_scale", i * ARR_TR, c, mo.scales[(size_t)(c * ARR_S + i)], ro.scales[(size_t)(c * ARR_S + i)]);
+    }
+    return x;
+}
+
+/* The output blocks taken this cycle (valid and ready), placed by the fold
+ * at the head of their column's queue.  0, or 1 after a message. */
+static int collect_blocks(const tile_cycle_out &mo, const tile_cycle_in &in, const std::vector<fold> &folds,
+                          std::vector<std::deque<size_t>> &colq, const mx_sc_job &j, long long cyc,
+                          std::vector<uint32_t> &got, std::vector<int> &have, std::vector<uint8_t> &got_code,
+                          std::vector<int> &got_scale)
+{
+    for (int c = 0; c < ARR_C; c++) {
+        if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
+        if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); return 1; }
+        const size_t fi = colq[(size_t)c].front();
+        const fold &f = folds[fi];
+        colq[(size_t)c].pop_front();
+        const long long n = f.c0 + c;
+        for (int r = 0; r < f.rl; r++) {
+            const long long m = f.r0 + r;
+            if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); return 1; }
+            got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
+            have[(size_t)(m * j.N + n)] = 1;
+            got_code[(size_t)(m * j.N + n)] = mo.codes[(size_t)(c * ARR_R + r)];
+            got_scale[(size_t)(m * j.N + n)] = mo.scales[(size_t)(c * ARR_S + r / ARR_TR)];
+        }
+    }
+    return 0;
+}
+
 static int run_gemm(ca_run &x, size_t gi, int rep)
 {
     const char *cpath = x.o.cpath, *tpath = x.o.tpath, *fst_path = x.o.fst_path, *data_dir = x.o.data_dir;
@@ -725,32 +831,14 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
     std::string from_note;
     rc = prepare_gemm(x, gi, j, expect, d, sram, from_note);
     if (rc) return rc;
-    /* folds, in the controller's order, for placing output blocks */
     std::vector<fold> folds;
-    for (long long f = 0, nf = mx_fold_count(&cfg, j.M, j.N, j.K); f < nf; f++) {
-        mx_fold fo;
-        mx_fold_at(&cfg, j.M, j.N, j.K, f, &fo);
-        folds.push_back({fo.r0, fo.c0, fo.rows, fo.cols});
-    }
     std::vector<std::deque<size_t>> colq(ARR_C);
-    for (size_t f = 0; f < folds.size(); f++)
-        for (int c = 0; c < folds[f].cl; c++) colq[(size_t)c].push_back(f);
+    fold_queues(cfg, j, folds, colq);
     const long long t = (j.K + ARR_L - 1) / ARR_L;
 
     model.reset();
     tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
-    /* reset the RTL */
-    top->rst_ni = 0;
-    rtl_tile::drive(top, in);
-    for (int k = 0; k < 2; k++) {
-        top->clk_i = 0; top->eval();
-        if (fst) fst->dump(vtime);
-        top->clk_i = 1; top->eval();
-        if (fst) fst->dump(vtime + 5);
-        vtime += 10;
-    }
-    top->rst_ni = 1;
-    run_cycles += 2;
+    reset_rtl(x, in);
     const uint64_t gemm_t0 = vtime;
     /* per PE: results seen in this GEMM (which fold's output is next) */
     std::vector<long long> pe_cnt((size_t)(ARR_R * ARR_C), 0);
@@ -815,38 +903,8 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
             if (c >= 0 && r >= 0 && !strncmp(field, "blk_", 4) && !colq[(size_t)c].empty()) mm.fold = (long long)colq[(size_t)c].front();
             else if (c >= 0 && r >= 0) mm.fold = pe_fold(r, c, pe_cnt[(size_t)(r * ARR_C + c)]);
         };
-        if (mo.busy != ro.busy) fail("busy", -1, -1, (uint64_t)mo.busy, (uint64_t)ro.busy);
-        else if (mo.done != ro.done) fail("done", -1, -1, (uint64_t)mo.done, (uint64_t)ro.done);
-        else if (mo.rd != ro.rd) fail("sram rd", -1, -1, (uint64_t)mo.rd, (uint64_t)ro.rd);
-        else if (mo.rd && mo.a_addr != ro.a_addr) fail("sram a_addr", -1, -1, mo.a_addr, ro.a_addr);
-        else if (mo.rd && mo.b_addr != ro.b_addr) fail("sram b_addr", -1, -1, mo.b_addr, ro.b_addr);
-        else if (mo.rd && d.scaled && mo.as_addr != ro.as_addr) fail("sram as_addr", -1, -1, mo.as_addr, ro.as_addr);
-        else if (mo.rd && d.scaled && mo.bs_addr != ro.bs_addr) fail("sram bs_addr", -1, -1, mo.bs_addr, ro.bs_addr);
-        else if (mo.issue != ro.issue) fail("issue", -1, -1, (uint64_t)mo.issue, (uint64_t)ro.issue);
-        for (int r = 0; r < ARR_R && rc == 0; r++)
-            for (int c = 0; c < ARR_C && rc == 0; c++) {
-                const size_t i = (size_t)(r * ARR_C + c);
-                if (mo.pe_done[i] != ro.pe_done[i]) fail("pe_done", r, c, (uint64_t)mo.pe_done[i], (uint64_t)ro.pe_done[i]);
-            }
-        /* each PE's own result the cycle it appears (out_valid_o = pe_done, just compared) */
-        for (int i = 0; i < ARR_R * ARR_C && rc == 0 && pe_visible; i++)
-            if (mo.pe_done[(size_t)i]) {
-                const int r = i / ARR_C, c = i % ARR_C;
-                const uint32_t mv = model.pe_value(r, c), rv = *pe_q[(size_t)i];
-                if (mv != rv) fail("PE result (u_pe.out_o)", r, c, mv, rv);
-            }
-        for (int c = 0; c < ARR_C && rc == 0; c++) {
-            if (mo.blk_valid[(size_t)c] != ro.blk_valid[(size_t)c]) { fail("blk_valid", -1, c, (uint64_t)mo.blk_valid[(size_t)c], (uint64_t)ro.blk_valid[(size_t)c]); break; }
-            if (!mo.blk_valid[(size_t)c]) continue;
-            for (int r = 0; r < ARR_R && rc == 0; r++) {
-                const size_t i = (size_t)(c * ARR_R + r);
-                if (mo.vals[i] != ro.vals[i]) fail("blk_vals (FP32)", r, c, mo.vals[i], ro.vals[i]);
-                else if (out_fmt >= 0 && mo.codes[i] != ro.codes[i]) fail("blk_codes", r, c, mo.codes[i], ro.codes[i]);
-            }
-            for (int i = 0; i < ARR_S && rc == 0 && out_fmt >= 0; i++)
-                if (mo.scales[(size_t)(c * ARR_S + i)] != ro.scales[(size_t)(c * ARR_S + i)])
-                    fail("blk_scale", i * ARR_TR, c, mo.scales[(size_t)(c * ARR_S + i)], ro.scales[(size_t)(c * ARR_S + i)]);
-        }
+        const cycle_diff df = compare_cycle(mo, ro, d, model, pe_q, pe_visible, out_fmt);
+        if (df.field) fail(df.field, df.r, df.c, df.exp, df.act);
         if (rc == 0 && mo.overrun != ro.overrun) fail("overrun", -1, -1, (uint64_t)mo.overrun, (uint64_t)ro.overrun);
         if (rc == 0 && mo.overrun) { fprintf(stderr, "mxsim-cosim-array: controller bug: shadow overrun at cycle %lld\n", cyc); rc = 1; }
         if (rc) break;
@@ -856,22 +914,7 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
             if (mo.blk_valid[(size_t)c] && !in.blk_ready[(size_t)c]) { blocked++; break; }
         for (int i = 0; i < ARR_R * ARR_C; i++)
             if (mo.pe_done[(size_t)i]) { last_pe_done = cyc; pe_cnt[(size_t)i]++; }
-        for (int c = 0; c < ARR_C && rc == 0; c++) {
-            if (!(mo.blk_valid[(size_t)c] && in.blk_ready[(size_t)c])) continue;
-            if (colq[(size_t)c].empty()) { fprintf(stderr, "mxsim-cosim-array: unexpected output block in column %d at cycle %lld\n", c, cyc); rc = 1; break; }
-            const size_t fi = colq[(size_t)c].front();
-            const fold &f = folds[fi];
-            colq[(size_t)c].pop_front();
-            const long long n = f.c0 + c;
-            for (int r = 0; r < f.rl; r++) {
-                const long long m = f.r0 + r;
-                if (have[(size_t)(m * j.N + n)]) { fprintf(stderr, "mxsim-cosim-array: output (%lld, %lld) twice at cycle %lld\n", m, n, cyc); rc = 1; break; }
-                got[(size_t)(m * j.N + n)] = mo.vals[(size_t)(c * ARR_R + r)];
-                have[(size_t)(m * j.N + n)] = 1;
-                got_code[(size_t)(m * j.N + n)] = mo.codes[(size_t)(c * ARR_R + r)];
-                got_scale[(size_t)(m * j.N + n)] = mo.scales[(size_t)(c * ARR_S + r / ARR_TR)];
-            }
-        }
+        rc = collect_blocks(mo, in, folds, colq, j, cyc, got, have, got_code, got_scale);
         if (rc) break;
         t0 = now_s();
         model.tick();
