@@ -30,7 +30,7 @@ FUZZ_CXXFLAGS := -std=c++17 $(FUZZ_COMMON)
 
 # the readers under test and what they link (not every command: the others
 # are not fuzzed, and clang's -Wall differs from gcc's)
-FUZZ_SIM_SRC  := sim/npy.c sim/cmd_import_scalesim.c sim/cmd_dram.c sim/json_out.c sim/version.c \
+FUZZ_SIM_SRC  := sim/npy.c sim/cmd_import_scalesim.c sim/cmd_dram.c sim/cli_getopt.c sim/json_out.c sim/version.c \
                  sim/config_yaml.cpp sim/dram_config.cpp
 FUZZ_LIB_SRC  := $(CORE_SRC) $(FUZZ_SIM_SRC)
 FUZZ_LIB_OBJ  := $(addprefix $(FUZZ_DIR)/obj/,$(addsuffix .o,$(basename $(FUZZ_LIB_SRC))))
