@@ -1337,32 +1337,6 @@ typedef struct {
     long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
 } walk_ctx;
 
-/* The marginal channel cycles of the store of output tile `oidx` (at mi,
- * ni; m x n) when it follows the previous output tile's store back to back:
- * both probed together, less the previous one alone.  0: not available. */
-static long long store_follow(walk_ctx *x, long long mi, long long ni, long long m, long long n, long long oidx)
-{
-    const mx_tiling *tl = x->tl;
-    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
-    const long long pr = oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
-    const long long pmi = tl->n_outer ? pii : poi, pni = tl->n_outer ? poi : pii;
-    const int pem = pmi == tl->m_tiles - 1, pen = pni == tl->n_tiles - 1;
-    const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1;
-    long long *f = &x->follow[pem][pen][em][en];
-    if (*f < 0) {
-        const long long pm = x->dims_m[pem], pn = x->dims_n[pen];
-        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, pmi, pni, 0, pm, pn, 0,
-                                               MX_PROBE_STORE);
-        const mx_probe_xfer xf[2] = {{pmi * tl->mt, pm, pni * tl->nt, pn, 0, 0, MX_PROBE_STORE},
-                                     {mi * tl->mt, m, ni * tl->nt, n, 0, 0, MX_PROBE_STORE}};
-        mx_tile_probe pp[2];
-        *f = 0;
-        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
-            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
-    }
-    return *f;
-}
-
 /* A tile transfer: the tile and what it moves (MX_PROBE_*; a store's ki is 0). */
 typedef struct {
     long long mi, ni, ki;
@@ -1375,6 +1349,63 @@ static int xfer_cls(const mx_tiling *tl, const xfer_ref *r)
             (r->what != MX_PROBE_STORE && r->ki == tl->k_tiles - 1)) * 8 + r->what;
 }
 
+/* The probe descriptor of a transfer: its tile's origin and extents (a
+ * store has no K extent). */
+static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
+{
+    const mx_tiling *tl = x->tl;
+    const int st = r->what == MX_PROBE_STORE;
+    return (mx_probe_xfer){r->mi * tl->mt, x->dims_m[r->mi == tl->m_tiles - 1], r->ni * tl->nt,
+                           x->dims_n[r->ni == tl->n_tiles - 1], st ? 0 : r->ki * tl->kt,
+                           st ? 0 : x->dims_k[r->ki == tl->k_tiles - 1], r->what};
+}
+
+/* Transfer r probed alone (memoised by shape class). */
+static const mx_tile_probe *xfer_alone(walk_ctx *x, const xfer_ref *r)
+{
+    const mx_probe_xfer f = xfer_of(x, r);
+    return probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, x->tl, r->mi, r->ni,
+                     r->what == MX_PROBE_STORE ? 0 : r->ki, f.m, f.n, f.k, r->what);
+}
+
+/* Transfers a and b probed as one request sequence (mx_cycle_probe_pair;
+ * second_at as there).  0, or -1. */
+static int xfer_pair(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long second_at, mx_tile_probe pp[2])
+{
+    const mx_probe_xfer xf[2] = {xfer_of(x, a), xfer_of(x, b)};
+    return mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, second_at, pp);
+}
+
+/* The cycles b adds when queued right behind a: the pair's time less a's
+ * alone.  0: not available. */
+static long long pair_marginal(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
+{
+    const mx_tile_probe *alone = xfer_alone(x, a);
+    mx_tile_probe pp[2];
+    if (!alone || xfer_pair(x, a, b, -1, pp) != 0) return 0;
+    return mx_llmax(1, pp[1].cycles - alone->cycles);
+}
+
+/* The store of the output tile before output tile oidx in loop order. */
+static xfer_ref prev_output(const walk_ctx *x, long long oidx)
+{
+    const mx_tiling *tl = x->tl;
+    const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
+    const long long pr = oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
+    return (xfer_ref){tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE};
+}
+
+/* The marginal channel cycles of store `me` when it follows store `prev`
+ * back to back (memoised by both shape classes).  0: not available. */
+static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref *me)
+{
+    const mx_tiling *tl = x->tl;
+    long long *f = &x->follow[prev->mi == tl->m_tiles - 1][prev->ni == tl->n_tiles - 1][me->mi == tl->m_tiles - 1]
+                             [me->ni == tl->n_tiles - 1];
+    if (*f < 0) *f = pair_marginal(x, prev, me);
+    return *f;
+}
+
 /* Cycles from transfer b's start to its last completion when it starts on
  * a DRAM that transfer a has just left idle, with a's rows open (a probe
  * alone starts with every bank closed): both in one probe, b issued once a
@@ -1385,21 +1416,12 @@ static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, l
     long long *f = x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
     if (*f < 0) {
         f[0] = f[1] = 0;
-        mx_probe_xfer xf[2];
-        const xfer_ref *r[2] = {a, b};
-        for (int i = 0; i < 2; i++) {
-            const int st = r[i]->what == MX_PROBE_STORE;
-            xf[i] = (mx_probe_xfer){r[i]->mi * tl->mt, x->dims_m[r[i]->mi == tl->m_tiles - 1], r[i]->ni * tl->nt,
-                                    x->dims_n[r[i]->ni == tl->n_tiles - 1], st ? 0 : r[i]->ki * tl->kt,
-                                    st ? 0 : x->dims_k[r[i]->ki == tl->k_tiles - 1], r[i]->what};
-        }
-        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, a->mi, a->ni, xf[0].k0 / (tl->kt ? tl->kt : 1),
-                                               xf[0].m, xf[0].n, xf[0].k, a->what);
+        const mx_tile_probe *alone = xfer_alone(x, a);
         mx_tile_probe pp[2];
         if (alone) {
             const long long at = alone->end_clock + 1;
             const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
-            if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, at, pp) == 0) {
+            if (xfer_pair(x, a, b, at, pp) == 0) {
                 f[0] = mx_llmax(1, pp[1].cycles - at_acc);
                 f[1] = mx_llmax(1, mx_llmin(f[0], pp[1].first - at_acc));
             }
@@ -1415,22 +1437,14 @@ static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, l
  * closed).  Both probed together (the load arriving as the writes drain),
  * less the store alone.  0: not available. */
 static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi, long long ni, long long ki,
-                                  long long m, long long n, long long k, int what)
+                                  int what)
 {
     const mx_tiling *tl = x->tl;
     const int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
     long long *f = &x->after_store[w->wq.last_cls][em][en][ek][what];
     if (*f < 0) {
-        const long long smi = w->wq.last_mi, sni = w->wq.last_ni;
-        const long long sm = x->dims_m[smi == tl->m_tiles - 1], sn = x->dims_n[sni == tl->n_tiles - 1];
-        const mx_tile_probe *alone = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, smi, sni, 0, sm, sn, 0,
-                                               MX_PROBE_STORE);
-        const mx_probe_xfer xf[2] = {{smi * tl->mt, sm, sni * tl->nt, sn, 0, 0, MX_PROBE_STORE},
-                                     {mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k, what}};
-        mx_tile_probe pp[2];
-        *f = 0;
-        if (alone && mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, pp) == 0)
-            *f = mx_llmax(1, pp[1].cycles - alone->cycles);
+        const xfer_ref st = {w->wq.last_mi, w->wq.last_ni, 0, MX_PROBE_STORE}, me = {mi, ni, ki, what};
+        *f = pair_marginal(x, &st, &me);
     }
     return *f;
 }
@@ -1482,7 +1496,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
         const xfer_ref me = {mi, ni, ki, what};
         if (w->wq.last_cls >= 0 && want == w->wq.last_end && w->wq.drain_start < wanted) { /* arrived as a store drained */
-            long long f = load_after_store(x, w, mi, ni, ki, m, n, k, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
+            long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
             if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
         }
         long long rd = ref_delay(&x->rs, want, occ);
@@ -1548,30 +1562,29 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     } else if (ek) {
         w->wq.out_free[w->oidx % 2] = avail + wcyc;
     }
-    long long wfollow = wcyc;
-    if (pw && ek && w->oidx > 0) {
-        long long f = store_follow(x, mi, ni, m, n, w->oidx);
-        if (f > 0) wfollow = f + dram_cycles(c, extra, 1) + (wcyc - (mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1)));
-    }
-    /* channel time and latency to the last write: alone, after a load, after a store */
-    long long lat3[3] = {c->dram_cal.write_latency, c->dram_cal.write_latency, c->dram_cal.write_latency};
-    long long wafter = wcyc;
-    if (pw && w->ld_cls >= 0) {
-        const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {mi, ni, 0, MX_PROBE_STORE};
-        long long lat;
-        long long f = after_time(x, &prev, &me, &lat);
-        if (f > 0) { wafter = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[1] = lat; }
-    }
-    long long wafter_st = wcyc;
-    if (pw && ek && w->oidx > 0) {
-        const mx_tiling *tl = x->tl;
-        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles;
-        const long long pr = w->oidx - 1, pii = pr % inner_n, poi = pr / inner_n;
-        const xfer_ref prev = {tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE},
-                       me = {mi, ni, 0, MX_PROBE_STORE};
-        long long lat;
-        long long f = after_time(x, &prev, &me, &lat);
-        if (f > 0) { wafter_st = wcyc - pw->cycles + c->dram_cal.write_latency + mx_llmax(1, f - lat); lat3[2] = lat; }
+    /* The store's channel time in each context it may start in (wr_queue_start
+     * picks): its probe's own part replaced, second copies and refresh kept;
+     * and its latency to the last write. */
+    const long long wlat = c->dram_cal.write_latency;
+    long long wfollow = wcyc, wafter = wcyc, wafter_st = wcyc, lat3[3] = {wlat, wlat, wlat};
+    if (pw) {
+        const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
+        long long f, lat;
+        if (ek && w->oidx > 0) { /* behind the previous output tile's store */
+            const xfer_ref prev = prev_output(x, w->oidx);
+            if ((f = store_follow(x, &prev, &me)) > 0) wfollow = wcyc - mx_llmax(1, pw->cycles - wlat) + f;
+            if ((f = after_time(x, &prev, &me, &lat)) > 0) {
+                wafter_st = wcyc - pw->cycles + wlat + mx_llmax(1, f - lat);
+                lat3[2] = lat;
+            }
+        }
+        if (w->ld_cls >= 0) { /* on the rows the last load left open */
+            const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
+            if ((f = after_time(x, &prev, &me, &lat)) > 0) {
+                wafter = wcyc - pw->cycles + wlat + mx_llmax(1, f - lat);
+                lat3[1] = lat;
+            }
+        }
     }
     wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, nb, hold, mi, ni,
                   (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
