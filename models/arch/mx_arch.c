@@ -630,6 +630,7 @@ typedef struct {
     long long cyc_after_ld[WR_QUEUE_MAX]; /* on an idle DRAM whose rows the last load left */
     long long cyc_after_st[WR_QUEUE_MAX]; /* ... the previous store left */
     long long lat[WR_QUEUE_MAX], lat_after_ld[WR_QUEUE_MAX], lat_after_st[WR_QUEUE_MAX]; /* to its first write */
+    long long rest[WR_QUEUE_MAX]; /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
     int started[WR_QUEUE_MAX];
     long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
     int cls[WR_QUEUE_MAX];
@@ -659,7 +660,7 @@ typedef struct {
 } wr_queue;
 
 static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long cyc_after_ld,
-                          long long cyc_after_st, const long long lat3[3], long long bursts,
+                          long long cyc_after_st, const long long lat3[3], long long rest, long long bursts,
                           int halves, long long mi, long long ni, int cls, uint64_t ranks)
 {
     for (int h = 0; h < 2; h++)
@@ -678,6 +679,7 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
         q->ni[last] = ni;
         q->cls[last] = cls;
         q->ranks[last] |= ranks;
+        q->rest[last] = -1; /* a merged batch keeps the contexts it has */
         return;
     }
     int i = (q->head + q->n++) % WR_QUEUE_MAX;
@@ -689,6 +691,7 @@ static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc
     q->lat[i] = lat3[0];
     q->lat_after_ld[i] = lat3[1];
     q->lat_after_st[i] = lat3[2];
+    q->rest[i] = rest;
     q->started[i] = 0;
     q->mi[i] = mi;
     q->ni[i] = ni;
@@ -1118,7 +1121,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (17 + 8 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (17 + 9 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1159,7 +1162,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.cyc_after_st[j];
         k->v[n++] = (w->wq.lat[j] * 4096 + w->wq.lat_after_ld[j]) * 4096 + w->wq.lat_after_st[j];
         k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
-        k->v[n++] = w->wq.bursts[j];
+        k->v[n++] = w->wq.bursts[j] * 4 + w->wq.cls[j];
+        k->v[n++] = w->wq.rest[j];
     }
     k->n = n;
 }
@@ -1449,6 +1453,23 @@ static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi
     return *f;
 }
 
+/* Queued batch j's channel time and latency when it starts on an idle DRAM
+ * whose rows the last load (w->ld_*) left open.  Computed when the batch is
+ * queued and again after each later load: a batch is served behind the
+ * loads issued before the channel turns to writes, so the last of them
+ * decides which rows its first writes find open. */
+static void store_after_load(walk_ctx *x, walk_state *w, int j)
+{
+    wr_queue *q = &w->wq;
+    if (q->rest[j] < 0 || w->ld_cls < 0 || q->started[j]) return;
+    const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->mi[j], q->ni[j], 0, MX_PROBE_STORE};
+    long long f, lat;
+    if ((f = after_time(x, &prev, &me, &lat)) > 0) {
+        q->cyc_after_ld[j] = q->rest[j] + mx_llmax(1, f - lat);
+        q->lat_after_ld[j] = lat;
+    }
+}
+
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
 static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
@@ -1505,6 +1526,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->wq.ld_end = w->dram_free;
         w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
         w->ld_cls = xfer_cls(tl, &me);
+        for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
         return w->dram_free + dram_latency(c);
@@ -1578,16 +1600,11 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
                 lat3[2] = lat;
             }
         }
-        if (w->ld_cls >= 0) { /* on the rows the last load left open */
-            const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
-            if ((f = after_time(x, &prev, &me, &lat)) > 0) {
-                wafter = wcyc - pw->cycles + wlat + mx_llmax(1, f - lat);
-                lat3[1] = lat;
-            }
-        }
     }
-    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, nb, hold, mi, ni,
-                  (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
+    const int full = w->wq.n == WR_QUEUE_MAX;
+    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, pw ? wcyc - pw->cycles + wlat : -1, nb,
+                  hold, mi, ni, (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
+    if (!full) store_after_load(x, w, (w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX); /* on the rows the last load left open */
     if (ek) w->oidx++;
 }
 
