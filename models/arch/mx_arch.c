@@ -759,6 +759,22 @@ static void wr_queue_start(wr_queue *q, long long s)
     }
 }
 
+/* The bursts still queued at `at` when the controller serves the queued
+ * batches in order from `from` on (it turns to writes whenever no read
+ * waits, and a drain runs to the end): what the write queue holds when a
+ * new store arrives then.  Nothing is served here. */
+static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long at)
+{
+    long long cur = from, left = q->queued_bursts;
+    for (int k = 0; k < q->n; k++) {
+        const int i = (q->head + k) % WR_QUEUE_MAX;
+        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        if (cur > at) break;
+        left -= q->bursts[i];
+    }
+    return left;
+}
+
 /* Serves, in order, every queued batch that was ready before `before`,
  * completely; returns when the channel is free again. */
 static long long wr_queue_serve_ready(wr_queue *q, long long from, long long before)
@@ -1578,7 +1594,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     long long nb = c->dram_model ? mx_cdiv(store + extra, (long long)x->bm.burst) : 0;
     int hold = 0;
     if (ek && c->dram_model) {
-        long long per_ch = mx_cdiv(w->wq.queued_bursts + nb, c->dram.channels);
+        long long per_ch = mx_cdiv(wr_queue_bursts_at(&w->wq, w->dram_free, avail) + nb, c->dram.channels);
         if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
         else hold = 1 << (w->oidx % 2);
     } else if (ek) {
