@@ -1228,6 +1228,22 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     return ovf ? -1 : 0;
 }
 
+/* After a jump of d iterations of the level over tile coordinate `coord`
+ * (0: m, 1: n, 2: k): the tiles the state names (queued stores, the last
+ * store, the last load) move with it, as they would have in the full walk:
+ * the DRAM probes of their transfers depend on where they are. */
+static void walk_shift_tiles(walk_state *w, int coord, long long d)
+{
+    for (int i = 0; i < w->wq.n; i++) {
+        const int j = (w->wq.head + i) % WR_QUEUE_MAX;
+        if (coord == 0) w->wq.mi[j] += d;
+        if (coord == 1) w->wq.ni[j] += d;
+    }
+    if (coord == 0) { w->wq.last_mi += d; w->ld_mi += d; }
+    if (coord == 1) { w->wq.last_ni += d; w->ld_ni += d; }
+    if (coord == 2) w->ld_ki += d;
+}
+
 /* Periodicity detector of one loop level: the keys at the start of its
  * last iterations, and the state saved when a period was seen. */
 #define WALK_PERIOD_MAX 4
@@ -1869,6 +1885,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             long long before = oi;
             if (walk_ff_step(&ff[0], w, tl->double_buffer, &oi, 1, outer_n - 3, &x->rs) != 0) goto overflow;
             if (oi != before) { /* the last tile of the iteration before the new oi */
+                walk_shift_tiles(w, tl->n_outer ? 1 : 0, oi - before);
                 tile_ids(tl, tl->n_outer ? inner_n - 1 : oi - 1, tl->n_outer ? oi - 1 : inner_n - 1, tl->k_tiles - 1,
                          &last_a, &last_b);
             }
@@ -1879,6 +1896,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 long long before = ii;
                 if (walk_ff_step(&ff[1], w, tl->double_buffer, &ii, 1, inner_n - 3, &x->rs) != 0) goto overflow;
                 if (ii != before) {
+                    walk_shift_tiles(w, tl->n_outer ? 0 : 1, ii - before);
                     tile_ids(tl, tl->n_outer ? ii - 1 : oi, tl->n_outer ? oi : ii - 1, tl->k_tiles - 1, &last_a, &last_b);
                 }
             }
@@ -1888,7 +1906,10 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 if (ff && tl->k_tiles >= WALK_FF_MIN) {
                     long long before = ki;
                     if (walk_ff_step(&ff[2], w, tl->double_buffer, &ki, 1, tl->k_tiles - 3, &x->rs) != 0) goto overflow;
-                    if (ki != before) tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
+                    if (ki != before) {
+                        walk_shift_tiles(w, 2, ki - before);
+                        tile_ids(tl, mi, ni, ki - 1, &last_a, &last_b);
+                    }
                 }
                 walk_tile(x, w, mi, ni, ki, &last_a, &last_b);
             }
