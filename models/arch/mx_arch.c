@@ -1118,6 +1118,14 @@ static void tile_ids(const mx_tiling *tl, long long mi, long long ni, long long 
     *b = ki * tl->n_tiles + ni;
 }
 
+/* A transfer timed on the rows the previous one left open (after_of):
+ * cycles from its start to its last and first completion, its activates
+ * and command energy; cyc < 0: not yet probed. */
+typedef struct {
+    long long cyc, lat, act;
+    double pj;
+} after_probe;
+
 /* Everything the walk carries from tile to tile. */
 typedef struct {
     long long end1, end2;              /* compute end of tiles t-1, t-2      */
@@ -1362,10 +1370,9 @@ typedef struct {
     mx_tile_probe pair[2];
     long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
                                      one, by both shape classes; -1 not yet */
-    long long after_store[4][2][2][2][4];
-    long long after[64][64][2]; /* a transfer on a DRAM the previous one left idle: [prev][this] class:
-                                   cycles to its last and to its first completion */ /* a load's behind a store: [store class]
+    long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
+    after_probe after[64][64]; /* a transfer on a DRAM the previous one left idle: [prev][this] class */
     probe_memo pm;
     burst_memo bm;
     /* second copies: bytes stored and elements re-quantized with each output
@@ -1442,29 +1449,39 @@ static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref 
     return *f;
 }
 
-/* Cycles from transfer b's start to its last completion when it starts on
- * a DRAM that transfer a has just left idle, with a's rows open (a probe
- * alone starts with every bank closed): both in one probe, b issued once a
- * is done.  0: not available. */
-static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long *lat)
+/* Transfer b on a DRAM that transfer a has just left idle, with a's rows
+ * open (a probe alone starts with every bank closed): both in one probe, b
+ * issued once a is done.  Memoised by both shape classes; cyc 0: not
+ * available. */
+static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
 {
     const mx_tiling *tl = x->tl;
-    long long *f = x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
-    if (*f < 0) {
-        f[0] = f[1] = 0;
+    after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
+    if (f->cyc < 0) {
+        memset(f, 0, sizeof *f);
         const mx_tile_probe *alone = xfer_alone(x, a);
         mx_tile_probe pp[2];
         if (alone) {
             const long long at = alone->end_clock + 1;
             const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
             if (xfer_pair(x, a, b, at, pp) == 0) {
-                f[0] = mx_llmax(1, pp[1].cycles - at_acc);
-                f[1] = mx_llmax(1, mx_llmin(f[0], pp[1].first - at_acc));
+                f->cyc = mx_llmax(1, pp[1].cycles - at_acc);
+                f->lat = mx_llmax(1, mx_llmin(f->cyc, pp[1].first - at_acc));
+                f->act = pp[1].act - alone->act;
+                f->pj = pp[1].cmd_pj - alone->cmd_pj;
             }
         }
     }
-    *lat = f[1];
-    return f[0];
+    return f;
+}
+
+/* Cycles from b's start to its last completion after a (after_of); *lat:
+ * to its first.  0: not available. */
+static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long *lat)
+{
+    const after_probe *f = after_of(x, a, b);
+    *lat = f->lat;
+    return f->cyc;
 }
 
 /* The marginal cycles of tile (mi, ni, ki)'s load (`what`) when it starts
@@ -1552,6 +1569,19 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
             if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
         }
+        double pj = pr->cmd_pj;
+        long long act = pr->act;
+        if (want > w->dram_free && w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end) {
+            /* on an idle DRAM whose rows the last load left open (stores
+             * since then: none) */
+            const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
+            const after_probe *ap = after_of(x, &prev, &me);
+            if (ap->cyc > 0) {
+                occ = mx_llmax(1, ap->cyc - dram_latency(c));
+                pj = ap->pj;
+                act = ap->act;
+            }
+        }
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, pr->ranks);
@@ -1559,8 +1589,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
         w->ld_cls = xfer_cls(tl, &me);
         for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
-        w->probe_pj += pr->cmd_pj;
-        w->probe_act += pr->act;
+        w->probe_pj += pj;
+        w->probe_act += act;
         return w->dram_free + dram_latency(c);
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);
