@@ -1368,6 +1368,7 @@ typedef struct {
     ref_sched rs;
     int pair_on;             /* tiles 0 and 1 load together (mx_cycle_probe_pair) */
     mx_tile_probe pair[2];
+    mx_probe_xfer pair_xf[2];
     long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
                                      one, by both shape classes; -1 not yet */
     long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
@@ -1386,8 +1387,13 @@ typedef struct {
     int what;
 } xfer_ref;
 
+/* what of the first two loads taken together (pair_probe) */
+#define XFER_PAIR 8
+#define XFER_PAIR_CLS 63 /* above every other class: (4 + 2 + 1) * 8 + MX_PROBE_STORE */
+
 static int xfer_cls(const mx_tiling *tl, const xfer_ref *r)
 {
+    if (r->what == XFER_PAIR) return XFER_PAIR_CLS;
     return ((r->mi == tl->m_tiles - 1) * 4 + (r->ni == tl->n_tiles - 1) * 2 +
             (r->what != MX_PROBE_STORE && r->ki == tl->k_tiles - 1)) * 8 + r->what;
 }
@@ -1457,6 +1463,19 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
 {
     const mx_tiling *tl = x->tl;
     after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
+    if (f->cyc < 0 && a->what == XFER_PAIR) { /* the pair's requests, then b */
+        memset(f, 0, sizeof *f);
+        const mx_probe_xfer xf[3] = {x->pair_xf[0], x->pair_xf[1], xfer_of(x, b)};
+        mx_tile_probe pp[2];
+        const long long at = x->pair[1].end_clock + 1;
+        const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
+        if (mx_cycle_probe_seq(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, 3, at, pp) == 0) {
+            f->cyc = mx_llmax(1, pp[1].cycles - at_acc);
+            f->lat = mx_llmax(1, mx_llmin(f->cyc, pp[1].first - at_acc));
+            f->act = pp[1].act - x->pair[1].act;
+            f->pj = pp[1].cmd_pj - x->pair[1].cmd_pj;
+        }
+    }
     if (f->cyc < 0) {
         memset(f, 0, sizeof *f);
         const mx_tile_probe *alone = xfer_alone(x, a);
@@ -1541,6 +1560,13 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         dram_busy(&w->wq, 0, w->dram_free, p->ranks);
         w->probe_pj += p->cmd_pj;
         w->probe_act += p->act;
+        if (w->t == 1) { /* the rows the pair left open, for what follows it */
+            w->ld_mi = w->ld_ni = w->ld_ki = 0;
+            w->ld_what = XFER_PAIR;
+            w->ld_cls = XFER_PAIR_CLS;
+            w->wq.ld_end = w->dram_free;
+            for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
+        }
         return p->cycles;
     }
     long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
@@ -1835,6 +1861,8 @@ static int pair_probe(walk_ctx *x)
         {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what}};
     if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, x->pair) != 0)
         return -1;
+    x->pair_xf[0] = xf[0];
+    x->pair_xf[1] = xf[1];
     x->pair_on = 1;
     return 0;
 }

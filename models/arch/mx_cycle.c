@@ -780,54 +780,69 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     return 0;
 }
 
-/* Two streams, one after the other, as one mx_dram_next_addr source. */
+/* Up to three streams, one after the other, as one mx_dram_next_addr source. */
 typedef struct {
-    mx_dma_stream st[2];
-    int i;
-} stream_pair;
+    mx_dma_stream st[3];
+    int i, n;
+} stream_seq;
 
-static int stream_pair_next(void *src, uint64_t *addr)
+static int stream_seq_next(void *src, uint64_t *addr)
 {
-    stream_pair *p = src;
-    while (p->i < 2) {
+    stream_seq *p = src;
+    while (p->i < p->n) {
         if (mx_dma_stream_next(&p->st[p->i], addr)) return 1;
         p->i++;
     }
     return 0;
 }
 
-int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
-                             const mx_operand_fmt *fo, long long M, long long N, long long K,
-                             const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])
+int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                       const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                       int n, long long second_at, mx_tile_probe out[2])
 {
     memset(out, 0, 2 * sizeof *out);
-    if (!c->dram_model) return -1;
-    stream_pair sp;
+    if (!c->dram_model || n < 2 || n > 3) return -1;
+    stream_seq sp;
     memset(&sp, 0, sizeof sp);
-    for (int i = 0; i < 2; i++)
+    sp.n = n;
+    uint64_t first = 0;
+    for (int i = 0; i < n; i++) {
         transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
                         &sp.st[i]);
-    const uint64_t first = (uint64_t)mx_dma_stream_bursts(&sp.st[0]);
-    out[0].ranks = stream_ranks(c, sp.st[0]);
-    out[1].ranks = out[0].ranks | stream_ranks(c, sp.st[1]);
+        if (i < n - 1) {
+            first += (uint64_t)mx_dma_stream_bursts(&sp.st[i]);
+            out[0].ranks |= stream_ranks(c, sp.st[i]);
+        }
+    }
+    out[1].ranks = out[0].ranks | stream_ranks(c, sp.st[n - 1]);
     mx_dram_probe pr;
     char err[200];
-    const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[1].what & MX_PROBE_STORE) != 0;
+    /* the first group is all loads or one transfer */
+    const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[n - 1].what & MX_PROBE_STORE) != 0;
     if (second_at < 0) second_at = w0 != w1 ? 1 : 0;
-    if (mx_dram_probe_run_split(&c->dram, stream_pair_next, &sp, w0, first, w1, (uint64_t)second_at, &pr, err,
+    if (mx_dram_probe_run_split(&c->dram, stream_seq_next, &sp, w0, first, w1, (uint64_t)second_at, &pr, err,
                                 sizeof err) != 0)
         return -1;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     const mx_dram_stats *ds = &pr.stats;
     out[0].bursts = (long long)first;
     out[0].cycles = (long long)ceil((double)pr.split_end * ratio - 1e-9);
+    out[0].end_clock = (long long)pr.split_end;
     out[1].bursts = (long long)(pr.bursts - first);
     out[1].first = (long long)ceil((double)pr.second_first * ratio - 1e-9);
     out[1].cycles = (long long)ceil((double)pr.end_clock * ratio - 1e-9);
+    out[1].end_clock = (long long)pr.end_clock;
     out[1].cmd_pj = ds->energy_pj[MX_DRAM_E_ACT] + ds->energy_pj[MX_DRAM_E_PRE] + ds->energy_pj[MX_DRAM_E_RD] +
                     ds->energy_pj[MX_DRAM_E_WR];
     out[1].act = (long long)ds->act;
     return 0;
+}
+
+int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                        const mx_operand_fmt *fo, long long M, long long N, long long K,
+                        const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])
+{
+    return mx_cycle_probe_seq(c, fa, fb, fo, M, N, K, x, 2, second_at, out);
 }
 
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,

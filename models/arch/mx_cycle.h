@@ -100,6 +100,13 @@ typedef struct {
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2]);
+/* As mx_cycle_probe_pair with n = 2; with n = 3 the first two are issued
+ * together (as the pair) and the third from second_at on: out[0] is the
+ * first group, out[1] the third and the totals.  end_clock: the DRAM clock
+ * of each's last completion. */
+int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                       const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                       int n, long long second_at, mx_tile_probe out[2]);
 
 #ifdef __cplusplus
 }
