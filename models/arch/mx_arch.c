@@ -625,18 +625,21 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
  * time (delays writes, never retires them early). */
 #define WR_QUEUE_MAX 64
 typedef struct {
-    long long t[WR_QUEUE_MAX], cyc[WR_QUEUE_MAX]; /* ready time, channel cycles */
-    long long cyc_follow[WR_QUEUE_MAX]; /* channel cycles right behind another store */
-    long long cyc_after_ld[WR_QUEUE_MAX]; /* on an idle DRAM whose rows the last load left */
-    long long cyc_after_st[WR_QUEUE_MAX]; /* ... the previous store left */
-    long long lat[WR_QUEUE_MAX], lat_after_ld[WR_QUEUE_MAX], lat_after_st[WR_QUEUE_MAX]; /* to its first write */
-    long long rest[WR_QUEUE_MAX]; /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
-    int started[WR_QUEUE_MAX];
-    long long mi[WR_QUEUE_MAX], ni[WR_QUEUE_MAX]; /* its output tile */
-    int cls[WR_QUEUE_MAX];
-    uint64_t ranks[WR_QUEUE_MAX];
-    int halves[WR_QUEUE_MAX];   /* output buffer halves (bits) its store releases */
-    long long bursts[WR_QUEUE_MAX];
+    long long t, cyc;     /* ready time, channel cycles */
+    long long cyc_follow; /* channel cycles right behind another store */
+    long long cyc_after_ld; /* on an idle DRAM whose rows the last load left */
+    long long cyc_after_st; /* ... the previous store left */
+    long long lat, lat_after_ld, lat_after_st; /* to its first write */
+    long long rest;       /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
+    int started;
+    long long mi, ni;     /* its output tile */
+    int cls;
+    uint64_t ranks;
+    int halves;           /* output buffer halves (bits) its store releases */
+    long long bursts;
+} wr_batch;
+typedef struct {
+    wr_batch b[WR_QUEUE_MAX];
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
     long long ld_end;           /* the last load left the channel */
@@ -659,46 +662,28 @@ typedef struct {
     int held[2];
 } wr_queue;
 
-static void wr_queue_push(wr_queue *q, long long t, long long cyc, long long cyc_follow, long long cyc_after_ld,
-                          long long cyc_after_st, const long long lat3[3], long long rest, long long bursts,
-                          int halves, long long mi, long long ni, int cls, uint64_t ranks)
+static void wr_queue_push(wr_queue *q, const wr_batch *nb)
 {
     for (int h = 0; h < 2; h++)
-        if (halves >> h & 1) q->held[h] = 1;
-    q->queued_bursts += bursts;
+        if (nb->halves >> h & 1) q->held[h] = 1;
+    q->queued_bursts += nb->bursts;
     if (q->n == WR_QUEUE_MAX) {
-        int last = (q->head + q->n - 1) % WR_QUEUE_MAX;
-        q->t[last] = mx_llmax(q->t[last], t);
-        q->cyc[last] += cyc_follow;
-        q->cyc_follow[last] += cyc_follow;
-        q->cyc_after_ld[last] += cyc_follow;
-        q->cyc_after_st[last] += cyc_follow;
-        q->bursts[last] += bursts;
-        q->halves[last] |= halves;
-        q->mi[last] = mi;
-        q->ni[last] = ni;
-        q->cls[last] = cls;
-        q->ranks[last] |= ranks;
-        q->rest[last] = -1; /* a merged batch keeps the contexts it has */
+        wr_batch *l = &q->b[(q->head + q->n - 1) % WR_QUEUE_MAX];
+        l->t = mx_llmax(l->t, nb->t);
+        l->cyc += nb->cyc_follow;
+        l->cyc_follow += nb->cyc_follow;
+        l->cyc_after_ld += nb->cyc_follow;
+        l->cyc_after_st += nb->cyc_follow;
+        l->bursts += nb->bursts;
+        l->halves |= nb->halves;
+        l->mi = nb->mi;
+        l->ni = nb->ni;
+        l->cls = nb->cls;
+        l->ranks |= nb->ranks;
+        l->rest = -1; /* a merged batch keeps the contexts it has */
         return;
     }
-    int i = (q->head + q->n++) % WR_QUEUE_MAX;
-    q->t[i] = t;
-    q->cyc[i] = cyc;
-    q->cyc_follow[i] = cyc_follow;
-    q->cyc_after_ld[i] = cyc_after_ld;
-    q->cyc_after_st[i] = cyc_after_st;
-    q->lat[i] = lat3[0];
-    q->lat_after_ld[i] = lat3[1];
-    q->lat_after_st[i] = lat3[2];
-    q->rest[i] = rest;
-    q->started[i] = 0;
-    q->mi[i] = mi;
-    q->ni[i] = ni;
-    q->cls[i] = cls;
-    q->ranks[i] = ranks;
-    q->bursts[i] = bursts;
-    q->halves[i] = halves;
+    q->b[(q->head + q->n++) % WR_QUEUE_MAX] = *nb;
 }
 
 /* Expected closed time of one rank over an idle gap of g cycles: a REF
@@ -724,13 +709,13 @@ static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
     q->last_end = end;
-    q->last_lat = q->lat[i];
-    q->last_mi = q->mi[i];
-    q->last_ni = q->ni[i];
-    q->last_cls = q->cls[i];
+    q->last_lat = q->b[i].lat;
+    q->last_mi = q->b[i].mi;
+    q->last_ni = q->b[i].ni;
+    q->last_cls = q->b[i].cls;
     for (int h = 0; h < 2; h++)
-        if (q->halves[i] >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
-    q->queued_bursts -= q->bursts[i];
+        if (q->b[i].halves >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
+    q->queued_bursts -= q->b[i].bursts;
     q->head = (q->head + 1) % WR_QUEUE_MAX;
     q->n--;
 }
@@ -741,20 +726,20 @@ static void wr_queue_pop(wr_queue *q, long long end)
 static void wr_queue_start(wr_queue *q, long long s)
 {
     int i = q->head;
-    if (q->started[i]) return;
-    q->started[i] = 1;
+    if (q->b[i].started) return;
+    q->b[i].started = 1;
     if (s <= q->last_end) { /* streams on behind the previous one */
-        q->cyc[i] = q->cyc_follow[i];
-        q->lat[i] = q->last_lat;
+        q->b[i].cyc = q->b[i].cyc_follow;
+        q->b[i].lat = q->last_lat;
     }
     else {
         q->drain_start = s;
         if (q->ld_end > q->last_end) { /* the last transfer was a load */
-            q->cyc[i] = q->cyc_after_ld[i];
-            q->lat[i] = q->lat_after_ld[i];
+            q->b[i].cyc = q->b[i].cyc_after_ld;
+            q->b[i].lat = q->b[i].lat_after_ld;
         } else if (q->last_cls >= 0) {
-            q->cyc[i] = q->cyc_after_st[i];
-            q->lat[i] = q->lat_after_st[i];
+            q->b[i].cyc = q->b[i].cyc_after_st;
+            q->b[i].lat = q->b[i].lat_after_st;
         }
     }
 }
@@ -768,9 +753,9 @@ static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long
     long long cur = from, left = q->queued_bursts;
     for (int k = 0; k < q->n; k++) {
         const int i = (q->head + k) % WR_QUEUE_MAX;
-        cur = mx_llmax(cur, q->t[i]) + q->cyc[i];
+        cur = mx_llmax(cur, q->b[i].t) + q->b[i].cyc;
         if (cur > at) break;
-        left -= q->bursts[i];
+        left -= q->b[i].bursts;
     }
     return left;
 }
@@ -780,12 +765,12 @@ static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long
 static long long wr_queue_serve_ready(wr_queue *q, long long from, long long before)
 {
     long long cur = from;
-    while (q->n > 0 && q->t[q->head] < before) {
+    while (q->n > 0 && q->b[q->head].t < before) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]);
+        cur = mx_llmax(cur, q->b[i].t);
         wr_queue_start(q, cur);
-        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
-        cur += q->cyc[i];
+        dram_busy(q, cur, cur + q->b[i].cyc, q->b[i].ranks);
+        cur += q->b[i].cyc;
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -798,10 +783,10 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
     long long cur = from;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
-        cur = mx_llmax(cur, q->t[i]);
+        cur = mx_llmax(cur, q->b[i].t);
         wr_queue_start(q, cur);
-        dram_busy(q, cur, cur + q->cyc[i], q->ranks[i]);
-        cur += q->cyc[i];
+        dram_busy(q, cur, cur + q->b[i].cyc, q->b[i].ranks);
+        cur += q->b[i].cyc;
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -814,19 +799,19 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
     long long cur = from;
     while (q->n > 0) {
         int i = q->head;
-        long long s = mx_llmax(cur, q->t[i]);
+        long long s = mx_llmax(cur, q->b[i].t);
         if (until >= 0 && s >= until) break;
         wr_queue_start(q, s);
-        long long used = until < 0 ? q->cyc[i] : mx_llmin(q->cyc[i], until - s);
-        q->cyc[i] -= used;
-        dram_busy(q, s, s + used, q->ranks[i]);
+        long long used = until < 0 ? q->b[i].cyc : mx_llmin(q->b[i].cyc, until - s);
+        q->b[i].cyc -= used;
+        dram_busy(q, s, s + used, q->b[i].ranks);
         cur = s + used;
         q->last_end = cur;
-        q->last_lat = q->lat[i];
-        q->last_mi = q->mi[i];
-        q->last_ni = q->ni[i];
-        q->last_cls = q->cls[i];
-        if (q->cyc[i] > 0) break;
+        q->last_lat = q->b[i].lat;
+        q->last_mi = q->b[i].mi;
+        q->last_ni = q->b[i].ni;
+        q->last_cls = q->b[i].cls;
+        if (q->b[i].cyc > 0) break;
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -1155,7 +1140,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
 {
     const long long b = w->end1;
     long long floor_dram = double_buffer ? w->end2 : w->end1; /* the next load waits for this anyway */
-    for (int i = 0; i < w->wq.n; i++) floor_dram = mx_llmin(floor_dram, w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX]);
+    for (int i = 0; i < w->wq.n; i++) floor_dram = mx_llmin(floor_dram, w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX].t);
     int n = 0;
     k->v[n++] = w->end2 - b;
     k->v[n++] = mx_llmax(w->dram_free, floor_dram) - b;
@@ -1179,15 +1164,15 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
-        k->v[n++] = w->wq.t[j] - b;
-        k->v[n++] = w->wq.cyc[j] * 4 + w->wq.halves[j];
-        k->v[n++] = w->wq.cyc_follow[j] * 2 + w->wq.started[j];
-        k->v[n++] = w->wq.cyc_after_ld[j];
-        k->v[n++] = w->wq.cyc_after_st[j];
-        k->v[n++] = (w->wq.lat[j] * 4096 + w->wq.lat_after_ld[j]) * 4096 + w->wq.lat_after_st[j];
-        k->v[n++] = (long long)(w->wq.ranks[j] >> 1) * 2 + (long long)(w->wq.ranks[j] & 1);
-        k->v[n++] = w->wq.bursts[j] * 4 + w->wq.cls[j];
-        k->v[n++] = w->wq.rest[j];
+        k->v[n++] = w->wq.b[j].t - b;
+        k->v[n++] = w->wq.b[j].cyc * 4 + w->wq.b[j].halves;
+        k->v[n++] = w->wq.b[j].cyc_follow * 2 + w->wq.b[j].started;
+        k->v[n++] = w->wq.b[j].cyc_after_ld;
+        k->v[n++] = w->wq.b[j].cyc_after_st;
+        k->v[n++] = (w->wq.b[j].lat * 4096 + w->wq.b[j].lat_after_ld) * 4096 + w->wq.b[j].lat_after_st;
+        k->v[n++] = (long long)(w->wq.b[j].ranks >> 1) * 2 + (long long)(w->wq.b[j].ranks & 1);
+        k->v[n++] = w->wq.b[j].bursts * 4 + w->wq.b[j].cls;
+        k->v[n++] = w->wq.b[j].rest;
     }
     k->n = n;
 }
@@ -1222,7 +1207,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.ld_end, d, times, &ovf);
     if (w->res_len) add_times(&w->res_at, d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
-    for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.t[(w->wq.head + i) % WR_QUEUE_MAX], d, times, &ovf);
+    for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX].t, d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
     JUMP(oidx); JUMP(t);
     JUMP(sram_stall); JUMP(dram_stall); JUMP(pure_compute); JUMP(rqu_stall); JUMP(probe_act); JUMP(ctr.folds);
@@ -1244,8 +1229,8 @@ static void walk_shift_tiles(walk_state *w, int coord, long long d)
 {
     for (int i = 0; i < w->wq.n; i++) {
         const int j = (w->wq.head + i) % WR_QUEUE_MAX;
-        if (coord == 0) w->wq.mi[j] += d;
-        if (coord == 1) w->wq.ni[j] += d;
+        if (coord == 0) w->wq.b[j].mi += d;
+        if (coord == 1) w->wq.b[j].ni += d;
     }
     if (coord == 0) { w->wq.last_mi += d; w->ld_mi += d; }
     if (coord == 1) { w->wq.last_ni += d; w->ld_ni += d; }
@@ -1529,12 +1514,12 @@ static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi
 static void store_after_load(walk_ctx *x, walk_state *w, int j)
 {
     wr_queue *q = &w->wq;
-    if (q->rest[j] < 0 || w->ld_cls < 0 || q->started[j]) return;
-    const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->mi[j], q->ni[j], 0, MX_PROBE_STORE};
+    if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started) return;
+    const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
     long long f, lat;
     if ((f = after_time(x, &prev, &me, &lat)) > 0) {
-        q->cyc_after_ld[j] = q->rest[j] + mx_llmax(1, f - lat);
-        q->lat_after_ld[j] = lat;
+        q->b[j].cyc_after_ld = q->b[j].rest + mx_llmax(1, f - lat);
+        q->b[j].lat_after_ld = lat;
     }
 }
 
@@ -1676,22 +1661,21 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
      * picks): its probe's own part replaced, second copies and refresh kept;
      * and its latency to the last write. */
     const long long wlat = c->dram_cal.write_latency;
-    long long wfollow = wcyc, wafter = wcyc, wafter_st = wcyc, lat3[3] = {wlat, wlat, wlat};
-    if (pw) {
-        const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
+    wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_ld = wcyc, .cyc_after_st = wcyc,
+                    .lat = wlat, .lat_after_ld = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
+                    .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
+                    .ranks = pw ? pw->ranks : 0, .halves = hold, .bursts = nb};
+    if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
+        const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE}, prev = prev_output(x, w->oidx);
         long long f, lat;
-        if (ek && w->oidx > 0) { /* behind the previous output tile's store */
-            const xfer_ref prev = prev_output(x, w->oidx);
-            if ((f = store_follow(x, &prev, &me)) > 0) wfollow = wcyc - mx_llmax(1, pw->cycles - wlat) + f;
-            if ((f = after_time(x, &prev, &me, &lat)) > 0) {
-                wafter_st = wcyc - pw->cycles + wlat + mx_llmax(1, f - lat);
-                lat3[2] = lat;
-            }
+        if ((f = store_follow(x, &prev, &me)) > 0) nbt.cyc_follow = wcyc - mx_llmax(1, pw->cycles - wlat) + f;
+        if ((f = after_time(x, &prev, &me, &lat)) > 0) {
+            nbt.cyc_after_st = nbt.rest + mx_llmax(1, f - lat);
+            nbt.lat_after_st = lat;
         }
     }
     const int full = w->wq.n == WR_QUEUE_MAX;
-    wr_queue_push(&w->wq, avail, wcyc, wfollow, wafter, wafter_st, lat3, pw ? wcyc - pw->cycles + wlat : -1, nb,
-                  hold, mi, ni, (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1), pw ? pw->ranks : 0);
+    wr_queue_push(&w->wq, &nbt);
     if (!full) store_after_load(x, w, (w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX); /* on the rows the last load left open */
     if (ek) w->oidx++;
 }
