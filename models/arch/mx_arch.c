@@ -618,6 +618,28 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
     return f;
 }
 
+/* A transfer timed on the rows the previous one left open (after_of):
+ * cycles from its start to its last and first completion, its activates
+ * and command energy; cyc < 0: not yet probed. */
+typedef struct {
+    long long cyc, lat, act;
+    double pj;
+    /* issued as its last request left the queue, times from then; issued
+     * long after it, times from its issue (after_at_gap) */
+    long long cyc_issue, lat_issue, cyc_idle, lat_idle;
+    long long lag; /* cycles from a request's CAS to its last data */
+} after_probe;
+
+/* b's cycles to its last (*cyc) and first (*lat) completion when it arrives
+ * g cycles after a's last request left the controller's queue: bound by
+ * what a's commands still impose (the timeline probed from that moment on,
+ * shifted by g) or by its own time on a's rows (probed long after a). */
+static void after_at_gap(const after_probe *f, long long g, long long *cyc, long long *lat)
+{
+    *cyc = mx_llmax(1, mx_llmax(f->cyc_issue - g, f->cyc_idle));
+    *lat = mx_llmax(1, mx_llmin(*cyc, mx_llmax(f->lat_issue - g, f->lat_idle)));
+}
+
 /* Output writes waiting for the DRAM channel, oldest first.  A batch (an
  * output tile's store) exists from the cycle its tile finished computing:
  * it may only use channel time from then on, never idle time before it.
@@ -627,10 +649,11 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 typedef struct {
     long long t, cyc;     /* ready time, channel cycles */
     long long cyc_follow; /* channel cycles right behind another store */
-    long long cyc_after_ld; /* on an idle DRAM whose rows the last load left */
     long long cyc_after_st; /* ... the previous store left */
-    long long lat, lat_after_ld, lat_after_st; /* to its first write */
+    long long lat, lat_after_st; /* to its first write */
     long long rest;       /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
+    const after_probe *ald; /* on the rows the last load left (NULL: the fields above) */
+    long long block;      /* cycles its first write comes later than an idle write's */
     int started;
     long long mi, ni;     /* its output tile */
     int cls;
@@ -643,7 +666,9 @@ typedef struct {
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
     long long ld_end;           /* the last load left the channel */
+    long long ld_issue;         /* its last request left the controller's queue */
     long long last_lat;         /* the last write's latency after its channel time */
+    long long last_block;       /* its writes' issue ends that much after last_end */
     /* background energy: when the DRAM was last busy (-1: never), and the
      * expected cycles each rank spends with every bank closed (before its
      * first access; after a REF until the next access: open-page banks
@@ -672,7 +697,6 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->t = mx_llmax(l->t, nb->t);
         l->cyc += nb->cyc_follow;
         l->cyc_follow += nb->cyc_follow;
-        l->cyc_after_ld += nb->cyc_follow;
         l->cyc_after_st += nb->cyc_follow;
         l->bursts += nb->bursts;
         l->halves |= nb->halves;
@@ -681,6 +705,7 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->cls = nb->cls;
         l->ranks |= nb->ranks;
         l->rest = -1; /* a merged batch keeps the contexts it has */
+        l->ald = NULL;
         return;
     }
     q->b[(q->head + q->n++) % WR_QUEUE_MAX] = *nb;
@@ -710,6 +735,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
     int i = q->head;
     q->last_end = end;
     q->last_lat = q->b[i].lat;
+    q->last_block = q->b[i].block;
     q->last_mi = q->b[i].mi;
     q->last_ni = q->b[i].ni;
     q->last_cls = q->b[i].cls;
@@ -731,12 +757,19 @@ static void wr_queue_start(wr_queue *q, long long s)
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
         q->b[i].lat = q->last_lat;
+        q->b[i].block = q->last_block;
     }
     else {
         q->drain_start = s;
-        if (q->ld_end > q->last_end) { /* the last transfer was a load */
-            q->b[i].cyc = q->b[i].cyc_after_ld;
-            q->b[i].lat = q->b[i].lat_after_ld;
+        if (q->ld_end > q->last_end && q->b[i].ald) { /* the last transfer was a load */
+            long long e, l;
+            after_at_gap(q->b[i].ald, s - q->ld_issue, &e, &l);
+            /* a first write later than an idle one's is the load's
+             * commands (tRAS, tRTP, a row switch) holding the writes: the
+             * stores queued meanwhile stream on behind this one */
+            q->b[i].block = mx_llmax(0, l - q->b[i].lat);
+            q->b[i].cyc = q->b[i].rest + mx_llmax(1, e - l);
+            q->b[i].lat = l;
         } else if (q->last_cls >= 0) {
             q->b[i].cyc = q->b[i].cyc_after_st;
             q->b[i].lat = q->b[i].lat_after_st;
@@ -760,6 +793,14 @@ static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long
     return left;
 }
 
+/* When batch i can start with the channel free from cur: its ready time,
+ * or at once if the previous store is still issuing its writes then. */
+static long long wr_queue_at(const wr_queue *q, long long cur, int i)
+{
+    if (q->last_cls >= 0 && cur == q->last_end && q->b[i].t <= q->last_end + q->last_block) return cur;
+    return mx_llmax(cur, q->b[i].t);
+}
+
 /* Serves, in order, every queued batch that was ready before `before`,
  * completely; returns when the channel is free again. */
 static long long wr_queue_serve_ready(wr_queue *q, long long from, long long before)
@@ -767,7 +808,7 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
     long long cur = from;
     while (q->n > 0 && q->b[q->head].t < before) {
         int i = q->head;
-        cur = mx_llmax(cur, q->b[i].t);
+        cur = wr_queue_at(q, cur, i);
         wr_queue_start(q, cur);
         dram_busy(q, cur, cur + q->b[i].cyc, q->b[i].ranks);
         cur += q->b[i].cyc;
@@ -783,7 +824,7 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
     long long cur = from;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
-        cur = mx_llmax(cur, q->b[i].t);
+        cur = wr_queue_at(q, cur, i);
         wr_queue_start(q, cur);
         dram_busy(q, cur, cur + q->b[i].cyc, q->b[i].ranks);
         cur += q->b[i].cyc;
@@ -799,7 +840,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
     long long cur = from;
     while (q->n > 0) {
         int i = q->head;
-        long long s = mx_llmax(cur, q->b[i].t);
+        long long s = wr_queue_at(q, cur, i);
         if (until >= 0 && s >= until) break;
         wr_queue_start(q, s);
         long long used = until < 0 ? q->b[i].cyc : mx_llmin(q->b[i].cyc, until - s);
@@ -808,6 +849,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         cur = s + used;
         q->last_end = cur;
         q->last_lat = q->b[i].lat;
+        q->last_block = q->b[i].block;
         q->last_mi = q->b[i].mi;
         q->last_ni = q->b[i].ni;
         q->last_cls = q->b[i].cls;
@@ -831,6 +873,13 @@ static long long dram_cycles(const mx_arch_config *c, long long bytes, int is_wr
 static int dram_latency(const mx_arch_config *c)
 {
     return c->dram_model && c->dram_cal.valid ? c->dram_cal.latency : c->dram_latency;
+}
+
+/* Cycles from a read's CAS to its last data (AL + CL + BL/2 clocks). */
+static long long read_lag(const mx_arch_config *c)
+{
+    const mx_dram_config *d = &c->dram;
+    return (long long)ceil((double)(d->t.AL + d->t.CL + d->BL / 2) * d->tCK_ns * c->clock_ghz);
 }
 
 /* Training second quantized copies (SPEC §4): counters into s; returns the
@@ -1103,14 +1152,6 @@ static void tile_ids(const mx_tiling *tl, long long mi, long long ni, long long 
     *b = ki * tl->n_tiles + ni;
 }
 
-/* A transfer timed on the rows the previous one left open (after_of):
- * cycles from its start to its last and first completion, its activates
- * and command energy; cyc < 0: not yet probed. */
-typedef struct {
-    long long cyc, lat, act;
-    double pj;
-} after_probe;
-
 /* Everything the walk carries from tile to tile. */
 typedef struct {
     long long end1, end2;              /* compute end of tiles t-1, t-2      */
@@ -1120,6 +1161,7 @@ typedef struct {
     wr_queue wq;                       /* output writes waiting for DRAM     */
     long long ld_mi, ld_ni, ld_ki;     /* the last load's tile               */
     long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
+    long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
     int ld_what, ld_cls;               /* what it moved; its class (-1 none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
@@ -1130,7 +1172,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (17 + 9 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (19 + 10 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1154,6 +1196,10 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.last_cls; /* a load behind the last store is timed by their shape classes */
     k->v[n++] = w->ld_cls;
     k->v[n++] = w->wq.ld_end > w->wq.last_end;
+    /* a load's issue end matters to what starts less than gap_cap after it
+     * (after_at_gap); every start is >= floor_dram */
+    k->v[n++] = w->wq.ld_issue < floor_dram - w->gap_cap ? LLONG_MIN : w->wq.ld_issue - b;
+    k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_block : 0;
     k->v[n++] = w->wq.last_lat;
     k->v[n++] = w->res_len;
     k->v[n++] = w->res_len ? w->res_at - b : 0;
@@ -1167,9 +1213,10 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.b[j].t - b;
         k->v[n++] = w->wq.b[j].cyc * 4 + w->wq.b[j].halves;
         k->v[n++] = w->wq.b[j].cyc_follow * 2 + w->wq.b[j].started;
-        k->v[n++] = w->wq.b[j].cyc_after_ld;
+        k->v[n++] = (long long)(uintptr_t)w->wq.b[j].ald; /* one memo entry: one future */
+        k->v[n++] = w->wq.b[j].block;
         k->v[n++] = w->wq.b[j].cyc_after_st;
-        k->v[n++] = (w->wq.b[j].lat * 4096 + w->wq.b[j].lat_after_ld) * 4096 + w->wq.b[j].lat_after_st;
+        k->v[n++] = w->wq.b[j].lat * 4096 + w->wq.b[j].lat_after_st;
         k->v[n++] = (long long)(w->wq.b[j].ranks >> 1) * 2 + (long long)(w->wq.b[j].ranks & 1);
         k->v[n++] = w->wq.b[j].bursts * 4 + w->wq.b[j].cls;
         k->v[n++] = w->wq.b[j].rest;
@@ -1205,6 +1252,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.out_free[1], d, times, &ovf);
     add_times(&w->wq.last_end, d, times, &ovf);
     add_times(&w->wq.ld_end, d, times, &ovf);
+    add_times(&w->wq.ld_issue, d, times, &ovf);
     if (w->res_len) add_times(&w->res_at, d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX].t, d, times, &ovf);
@@ -1448,34 +1496,50 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
 {
     const mx_tiling *tl = x->tl;
     after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
-    if (f->cyc < 0 && a->what == XFER_PAIR) { /* the pair's requests, then b */
-        memset(f, 0, sizeof *f);
-        const mx_probe_xfer xf[3] = {x->pair_xf[0], x->pair_xf[1], xfer_of(x, b)};
-        mx_tile_probe pp[2];
-        const long long at = x->pair[1].end_clock + 1;
-        const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
-        if (mx_cycle_probe_seq(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, 3, at, pp) == 0) {
-            f->cyc = mx_llmax(1, pp[1].cycles - at_acc);
-            f->lat = mx_llmax(1, mx_llmin(f->cyc, pp[1].first - at_acc));
-            f->act = pp[1].act - x->pair[1].act;
-            f->pj = pp[1].cmd_pj - x->pair[1].cmd_pj;
+    if (f->cyc >= 0) return f;
+    memset(f, 0, sizeof *f);
+    /* a: the pair's requests (issued together), or a alone */
+    mx_probe_xfer xf[3];
+    int n = 0;
+    const mx_tile_probe *base;
+    if (a->what == XFER_PAIR) {
+        xf[n++] = x->pair_xf[0];
+        xf[n++] = x->pair_xf[1];
+        base = &x->pair[1];
+    } else {
+        xf[n++] = xfer_of(x, a);
+        base = xfer_alone(x, a);
+    }
+    xf[n++] = xfer_of(x, b);
+    if (!base) return f;
+    const mx_dram_config *d = &x->c->dram;
+    const double ratio = d->tCK_ns * x->c->clock_ghz;
+    /* b issued: once a's data is all in; as a's last request leaves the
+     * controller's queue (its CAS: the data follows RL or WL + BL/2 later);
+     * long after a (every timing constraint a set has expired) */
+    const long long lag = (a->what == MX_PROBE_STORE ? d->t.AL + d->t.CWL : d->t.AL + d->t.CL) + d->BL / 2;
+    const long long at[3] = {base->end_clock + 1, mx_llmax(0, base->end_clock + 1 - lag),
+                             base->end_clock + 1 + d->t.tRC + d->t.tRP};
+    long long cyc[3], lat[3];
+    mx_tile_probe pp[2];
+    for (int v = 0; v < 3; v++) {
+        const long long at_acc = (long long)floor((double)at[v] * ratio);
+        if (mx_cycle_probe_seq(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, at[v], pp) != 0)
+            return f;
+        cyc[v] = mx_llmax(1, pp[1].cycles - at_acc);
+        lat[v] = mx_llmax(1, mx_llmin(cyc[v], pp[1].first - at_acc));
+        if (v == 0) {
+            f->act = pp[1].act - base->act;
+            f->pj = pp[1].cmd_pj - base->cmd_pj;
         }
     }
-    if (f->cyc < 0) {
-        memset(f, 0, sizeof *f);
-        const mx_tile_probe *alone = xfer_alone(x, a);
-        mx_tile_probe pp[2];
-        if (alone) {
-            const long long at = alone->end_clock + 1;
-            const long long at_acc = (long long)floor((double)at * x->c->dram.tCK_ns * x->c->clock_ghz);
-            if (xfer_pair(x, a, b, at, pp) == 0) {
-                f->cyc = mx_llmax(1, pp[1].cycles - at_acc);
-                f->lat = mx_llmax(1, mx_llmin(f->cyc, pp[1].first - at_acc));
-                f->act = pp[1].act - alone->act;
-                f->pj = pp[1].cmd_pj - alone->cmd_pj;
-            }
-        }
-    }
+    f->cyc = cyc[0];
+    f->lat = lat[0];
+    f->cyc_issue = cyc[1];
+    f->lat_issue = lat[1];
+    f->cyc_idle = cyc[2];
+    f->lat_idle = lat[2];
+    f->lag = (long long)ceil((double)lag * ratio);
     return f;
 }
 
@@ -1516,11 +1580,8 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
     wr_queue *q = &w->wq;
     if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started) return;
     const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
-    long long f, lat;
-    if ((f = after_time(x, &prev, &me, &lat)) > 0) {
-        q->b[j].cyc_after_ld = q->b[j].rest + mx_llmax(1, f - lat);
-        q->b[j].lat_after_ld = lat;
-    }
+    const after_probe *ap = after_of(x, &prev, &me);
+    q->b[j].ald = ap->cyc > 0 ? ap : NULL;
 }
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
@@ -1550,6 +1611,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             w->ld_what = XFER_PAIR;
             w->ld_cls = XFER_PAIR_CLS;
             w->wq.ld_end = w->dram_free;
+            w->wq.ld_issue = p->cycles - read_lag(c);
             for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
         }
         return p->cycles;
@@ -1588,7 +1650,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
             const after_probe *ap = after_of(x, &prev, &me);
             if (ap->cyc > 0) {
-                occ = mx_llmax(1, ap->cyc - dram_latency(c));
+                long long e, l;
+                after_at_gap(ap, want - w->wq.ld_issue, &e, &l);
+                occ = mx_llmax(1, e - dram_latency(c));
                 pj = ap->pj;
                 act = ap->act;
             }
@@ -1597,6 +1661,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, pr->ranks);
         w->wq.ld_end = w->dram_free;
+        w->wq.ld_issue = w->dram_free + dram_latency(c) - read_lag(c);
         w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
         w->ld_cls = xfer_cls(tl, &me);
         for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
@@ -1661,8 +1726,8 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
      * picks): its probe's own part replaced, second copies and refresh kept;
      * and its latency to the last write. */
     const long long wlat = c->dram_cal.write_latency;
-    wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_ld = wcyc, .cyc_after_st = wcyc,
-                    .lat = wlat, .lat_after_ld = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
+    wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_st = wcyc,
+                    .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
                     .ranks = pw ? pw->ranks : 0, .halves = hold, .bursts = nb};
     if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
@@ -1911,6 +1976,11 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.ld_cls = -1;
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
+    { /* issued later by up to this, a transfer cannot end later (after_of) */
+        const mx_dram_config *d = &c->dram;
+        ws.gap_cap = (long long)ceil((double)(d->t.AL + d->t.CL + d->t.CWL + d->BL / 2 + d->t.tRC + d->t.tRP) *
+                                     d->tCK_ns * c->clock_ghz) + 1;
+    }
     ws.wq.refi = x->rs.on ? (double)c->dram.t.tREFI * c->dram.tCK_ns * c->clock_ghz : 0;
     walk_state *w = &ws;
     long long last_a = -1, last_b = -1;
