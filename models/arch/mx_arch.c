@@ -622,12 +622,13 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
  * cycles from its start to its last and first completion, its activates
  * and command energy; cyc < 0: not yet probed. */
 typedef struct {
-    long long cyc, lat, act;
-    double pj;
+    long long cyc, lat;   /* issued once the first one's data is all in; 0: no probe */
     /* issued as its last request left the queue, times from then; issued
-     * long after it, times from its issue (after_at_gap) */
-    long long cyc_issue, lat_issue, cyc_idle, lat_idle;
-    long long lag; /* cycles from a request's CAS to its last data */
+     * long after it, times from its issue (after_at_gap; 0: no probe); the
+     * latter's activates and command energy */
+    long long cyc_issue, lat_issue, cyc_idle, lat_idle, act;
+    double pj;
+    int have;             /* bits: which of the two kinds were probed */
 } after_probe;
 
 /* b's cycles to its last (*cyc) and first (*lat) completion when it arrives
@@ -1492,12 +1493,12 @@ static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref 
  * open (a probe alone starts with every bank closed): both in one probe, b
  * issued once a is done.  Memoised by both shape classes; cyc 0: not
  * available. */
-static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
+static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, int gap)
 {
     const mx_tiling *tl = x->tl;
     after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
-    if (f->cyc >= 0) return f;
-    memset(f, 0, sizeof *f);
+    if (f->have >> gap & 1) return f;
+    f->have |= 1 << gap;
     /* a: the pair's requests (issued together), or a alone */
     mx_probe_xfer xf[3];
     int n = 0;
@@ -1514,32 +1515,29 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     if (!base) return f;
     const mx_dram_config *d = &x->c->dram;
     const double ratio = d->tCK_ns * x->c->clock_ghz;
-    /* b issued: once a's data is all in; as a's last request leaves the
-     * controller's queue (its CAS: the data follows RL or WL + BL/2 later);
-     * long after a (every timing constraint a set has expired) */
+    /* b issued: once a's data is all in (gap 0); or (gap 1) as a's last
+     * request leaves the controller's queue (its CAS: the data follows RL or
+     * WL + BL/2 later) and long after a (every timing constraint a set has
+     * expired) */
     const long long lag = (a->what == MX_PROBE_STORE ? d->t.AL + d->t.CWL : d->t.AL + d->t.CL) + d->BL / 2;
     const long long at[3] = {base->end_clock + 1, mx_llmax(0, base->end_clock + 1 - lag),
                              base->end_clock + 1 + d->t.tRC + d->t.tRP};
-    long long cyc[3], lat[3];
     mx_tile_probe pp[2];
-    for (int v = 0; v < 3; v++) {
+    for (int v = gap ? 1 : 0; v <= (gap ? 2 : 0); v++) {
         const long long at_acc = (long long)floor((double)at[v] * ratio);
         if (mx_cycle_probe_seq(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, at[v], pp) != 0)
             return f;
-        cyc[v] = mx_llmax(1, pp[1].cycles - at_acc);
-        lat[v] = mx_llmax(1, mx_llmin(cyc[v], pp[1].first - at_acc));
-        if (v == 0) {
+        const long long cyc = mx_llmax(1, pp[1].cycles - at_acc);
+        const long long lat = mx_llmax(1, mx_llmin(cyc, pp[1].first - at_acc));
+        if (v == 0) { f->cyc = cyc; f->lat = lat; }
+        if (v == 1) { f->cyc_issue = cyc; f->lat_issue = lat; }
+        if (v == 2) {
+            f->cyc_idle = cyc;
+            f->lat_idle = lat;
             f->act = pp[1].act - base->act;
             f->pj = pp[1].cmd_pj - base->cmd_pj;
         }
     }
-    f->cyc = cyc[0];
-    f->lat = lat[0];
-    f->cyc_issue = cyc[1];
-    f->lat_issue = lat[1];
-    f->cyc_idle = cyc[2];
-    f->lat_idle = lat[2];
-    f->lag = (long long)ceil((double)lag * ratio);
     return f;
 }
 
@@ -1547,7 +1545,7 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
  * to its first.  0: not available. */
 static long long after_time(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long *lat)
 {
-    const after_probe *f = after_of(x, a, b);
+    const after_probe *f = after_of(x, a, b, 0);
     *lat = f->lat;
     return f->cyc;
 }
@@ -1580,8 +1578,8 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
     wr_queue *q = &w->wq;
     if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started) return;
     const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
-    const after_probe *ap = after_of(x, &prev, &me);
-    q->b[j].ald = ap->cyc > 0 ? ap : NULL;
+    const after_probe *ap = after_of(x, &prev, &me, 1);
+    q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
 }
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
@@ -1648,8 +1646,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             /* on an idle DRAM whose rows the last load left open (stores
              * since then: none) */
             const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
-            const after_probe *ap = after_of(x, &prev, &me);
-            if (ap->cyc > 0) {
+            const after_probe *ap = after_of(x, &prev, &me, 1);
+            if (ap->cyc_idle > 0) {
                 long long e, l;
                 after_at_gap(ap, want - w->wq.ld_issue, &e, &l);
                 occ = mx_llmax(1, e - dram_latency(c));
@@ -1942,7 +1940,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
     memset(x->follow, 0xff, sizeof x->follow);
-    memset(x->after, 0xff, sizeof x->after);
+    memset(x->after, 0, sizeof x->after);
     memset(x->after_store, 0xff, sizeof x->after_store);
     x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     x->rs = ref_sched_of(c, x->use_probes);
