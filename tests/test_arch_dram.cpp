@@ -193,9 +193,9 @@ TEST(DramPairProbe, FirstTwoLoadsAsTheCycleEngineIssuesThem)
             auto ext = [](long long i, long long n, long long t, long long all) { return i == n - 1 ? all - i * t : t; };
             mx_probe_xfer xf[2] = {
                 {0, ext(0, tl.m_tiles, tl.mt, g.M), 0, ext(0, tl.n_tiles, tl.nt, g.N), 0, ext(0, tl.k_tiles, tl.kt, g.K),
-                 MX_PROBE_A | MX_PROBE_B},
+                 MX_PROBE_A | MX_PROBE_B, 0, 0},
                 {mi * tl.mt, ext(mi, tl.m_tiles, tl.mt, g.M), ni * tl.nt, ext(ni, tl.n_tiles, tl.nt, g.N), ki * tl.kt,
-                 ext(ki, tl.k_tiles, tl.kt, g.K), what}};
+                 ext(ki, tl.k_tiles, tl.kt, g.K), what, 0, 0}};
             mx_tile_probe pp[2], alone;
             ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
             ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, xf[0].m, 0, xf[0].n, 0, xf[0].k,
@@ -230,7 +230,7 @@ TEST(DramPairProbe, StoresBackToBackShareTheirRowSwitches)
     mx_gemm g = test_gemm(48, 16, 5);
     mx_operand_fmt fa, fb, fo;
     ASSERT_EQ(mx_arch_gemm_formats(&c, &g, &fa, &fb, &fo, err, sizeof err), 0) << err;
-    mx_probe_xfer xf[2] = {{0, 32, 0, 16, 0, 0, MX_PROBE_STORE}, {32, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
+    mx_probe_xfer xf[2] = {{0, 32, 0, 16, 0, 0, MX_PROBE_STORE, 0, 0}, {32, 16, 0, 16, 0, 0, MX_PROBE_STORE, 0, 0}};
     mx_tile_probe pp[2], a0, a1;
     ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, -1, pp), 0);
     ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, g.M, g.N, g.K, 0, 32, 0, 16, 0, 0, MX_PROBE_STORE, &a0), 0);
@@ -308,7 +308,7 @@ TEST(DramPairProbe, StoreOnTheRowThePreviousStoreLeftOpen)
     EXPECT_EQ(alone.bursts, 8);
     EXPECT_EQ(alone.cycles, 14 + 4 + 2 + 7 * 2);
     EXPECT_EQ(c.dram_cal.write_latency, 14 + 4 + 2); // one write alone
-    mx_probe_xfer xf[2] = {{0, 16, 0, 16, 0, 0, MX_PROBE_STORE}, {16, 16, 0, 16, 0, 0, MX_PROBE_STORE}};
+    mx_probe_xfer xf[2] = {{0, 16, 0, 16, 0, 0, MX_PROBE_STORE, 0, 0}, {16, 16, 0, 16, 0, 0, MX_PROBE_STORE, 0, 0}};
     const long long at = alone.end_clock + 1;
     ASSERT_EQ(mx_cycle_probe_pair(&c, &fa, &fb, &fo, g.M, g.N, g.K, xf, at, pp), 0);
     EXPECT_EQ(pp[0].cycles, alone.cycles);

@@ -1421,6 +1421,11 @@ typedef struct {
     int what;
 } xfer_ref;
 
+/* Bursts of a transfer that the one before or after it in a context probe
+ * can see (after_of): the controller's queues hold 32 requests, so the
+ * rows and timing a transfer meets are set well within this */
+#define PROBE_EDGE 512
+
 /* what of the first two loads taken together (pair_probe) */
 #define XFER_PAIR 8
 #define XFER_PAIR_CLS 63 /* above every other class: (4 + 2 + 1) * 8 + MX_PROBE_STORE */
@@ -1440,7 +1445,7 @@ static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
     const int st = r->what == MX_PROBE_STORE;
     return (mx_probe_xfer){r->mi * tl->mt, x->dims_m[r->mi == tl->m_tiles - 1], r->ni * tl->nt,
                            x->dims_n[r->ni == tl->n_tiles - 1], st ? 0 : r->ki * tl->kt,
-                           st ? 0 : x->dims_k[r->ki == tl->k_tiles - 1], r->what};
+                           st ? 0 : x->dims_k[r->ki == tl->k_tiles - 1], r->what, 0, 0};
 }
 
 /* Transfer r probed alone (memoised by shape class). */
@@ -1499,43 +1504,68 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
     if (f->have >> gap & 1) return f;
     f->have |= 1 << gap;
-    /* a: the pair's requests (issued together), or a alone */
+    const mx_arch_config *c = x->c;
+    /* a: the pair's requests (issued together), or a alone; then b.  Only
+     * a's last and b's first PROBE_EDGE bursts are probed together (what a
+     * leaves behind and what b meets); the rest of b takes its time alone */
     mx_probe_xfer xf[3];
     int n = 0;
-    const mx_tile_probe *base;
     if (a->what == XFER_PAIR) {
         xf[n++] = x->pair_xf[0];
         xf[n++] = x->pair_xf[1];
-        base = &x->pair[1];
     } else {
         xf[n++] = xfer_of(x, a);
-        base = xfer_alone(x, a);
     }
-    xf[n++] = xfer_of(x, b);
-    if (!base) return f;
-    const mx_dram_config *d = &x->c->dram;
-    const double ratio = d->tCK_ns * x->c->clock_ghz;
+    xf[n] = xfer_of(x, b);
+    int cut = 0;
+    for (int i = 0; i <= n; i++) {
+        const long long bursts = mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0,
+                                                      xf[i].m, xf[i].n0, xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
+        if (bursts <= PROBE_EDGE) continue;
+        cut = 1;
+        if (i < n) xf[i].skip = bursts - PROBE_EDGE;
+        else xf[i].limit = PROBE_EDGE;
+    }
+    mx_tile_probe base, pp[2], rest = {0};
+    if (!cut) {
+        const mx_tile_probe *bp = a->what == XFER_PAIR ? &x->pair[1] : xfer_alone(x, a);
+        if (!bp) return f;
+        base = *bp;
+    } else {
+        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, n == 2 ? 0 : -1, pp) != 0)
+            return f;
+        base = pp[1];
+        if (xf[n].limit > 0) { /* b beyond its head: its own time alone */
+            const mx_tile_probe *whole = xfer_alone(x, b);
+            if (!whole || mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[n], 1, -1, pp) != 0)
+                return f;
+            rest.cycles = whole->cycles - pp[1].cycles;
+            rest.act = whole->act - pp[1].act;
+            rest.cmd_pj = whole->cmd_pj - pp[1].cmd_pj;
+        }
+    }
+    const mx_dram_config *d = &c->dram;
+    const double ratio = d->tCK_ns * c->clock_ghz;
     /* b issued: once a's data is all in (gap 0); or (gap 1) as a's last
      * request leaves the controller's queue (its CAS: the data follows RL or
      * WL + BL/2 later) and long after a (every timing constraint a set has
      * expired) */
     const long long lag = (a->what == MX_PROBE_STORE ? d->t.AL + d->t.CWL : d->t.AL + d->t.CL) + d->BL / 2;
-    const long long at[3] = {base->end_clock + 1, mx_llmax(0, base->end_clock + 1 - lag),
-                             base->end_clock + 1 + d->t.tRC + d->t.tRP};
-    mx_tile_probe pp[2];
+    const long long at[3] = {base.end_clock + 1, mx_llmax(0, base.end_clock + 1 - lag),
+                             base.end_clock + 1 + d->t.tRC + d->t.tRP};
     for (int v = gap ? 1 : 0; v <= (gap ? 2 : 0); v++) {
         const long long at_acc = (long long)floor((double)at[v] * ratio);
-        if (mx_cycle_probe_seq(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, at[v], pp) != 0)
+        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n + 1, at[v], pp) != 0)
             return f;
-        const long long cyc = mx_llmax(1, pp[1].cycles - at_acc);
+        const long long cyc = mx_llmax(1, pp[1].cycles - at_acc + rest.cycles);
         const long long lat = mx_llmax(1, mx_llmin(cyc, pp[1].first - at_acc));
         if (v == 0) { f->cyc = cyc; f->lat = lat; }
         if (v == 1) { f->cyc_issue = cyc; f->lat_issue = lat; }
         if (v == 2) {
             f->cyc_idle = cyc;
             f->lat_idle = lat;
-            f->act = pp[1].act - base->act;
-            f->pj = pp[1].cmd_pj - base->cmd_pj;
+            f->act = pp[1].act - base.act + rest.act;
+            f->pj = pp[1].cmd_pj - base.cmd_pj + rest.cmd_pj;
         }
     }
     return f;
@@ -1904,8 +1934,8 @@ static int pair_probe(walk_ctx *x)
     if (!what) return 0;
     const mx_probe_xfer xf[2] = {
         {0, x->dims_m[tl->m_tiles == 1], 0, x->dims_n[tl->n_tiles == 1], 0, x->dims_k[tl->k_tiles == 1],
-         MX_PROBE_A | MX_PROBE_B},
-        {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what}};
+         MX_PROBE_A | MX_PROBE_B, 0, 0},
+        {mi * tl->mt, x->dims_m[em], ni * tl->nt, x->dims_n[en], ki * tl->kt, x->dims_k[ek], what, 0, 0}};
     if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, -1, x->pair) != 0)
         return -1;
     x->pair_xf[0] = xf[0];

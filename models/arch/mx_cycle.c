@@ -780,9 +780,11 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     return 0;
 }
 
-/* Up to three streams, one after the other, as one mx_dram_next_addr source. */
+/* Up to three streams, one after the other, each cut to left[i] bursts, as
+ * one mx_dram_next_addr source. */
 typedef struct {
     mx_dma_stream st[3];
+    uint64_t left[3];
     int i, n;
 } stream_seq;
 
@@ -790,7 +792,10 @@ static int stream_seq_next(void *src, uint64_t *addr)
 {
     stream_seq *p = src;
     while (p->i < p->n) {
-        if (mx_dma_stream_next(&p->st[p->i], addr)) return 1;
+        if (p->left[p->i] > 0 && mx_dma_stream_next(&p->st[p->i], addr)) {
+            p->left[p->i]--;
+            return 1;
+        }
         p->i++;
     }
     return 0;
@@ -801,7 +806,7 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
                        int n, long long second_at, mx_tile_probe out[2])
 {
     memset(out, 0, 2 * sizeof *out);
-    if (!c->dram_model || n < 2 || n > 3) return -1;
+    if (!c->dram_model || n < 1 || n > 3) return -1;
     stream_seq sp;
     memset(&sp, 0, sizeof sp);
     sp.n = n;
@@ -809,12 +814,18 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
     for (int i = 0; i < n; i++) {
         transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
                         &sp.st[i]);
-        if (i < n - 1) {
-            first += (uint64_t)mx_dma_stream_bursts(&sp.st[i]);
+        const uint64_t total = mx_dma_stream_bursts(&sp.st[i]), skip = (uint64_t)mx_llmax(0, x[i].skip);
+        uint64_t a;
+        for (uint64_t k = 0; k < skip && k < total; k++) mx_dma_stream_next(&sp.st[i], &a);
+        sp.left[i] = total > skip ? total - skip : 0;
+        if (x[i].limit > 0 && sp.left[i] > (uint64_t)x[i].limit) sp.left[i] = (uint64_t)x[i].limit;
+        if (i < n - 1 || n == 1) {
+            first += sp.left[i];
             out[0].ranks |= stream_ranks(c, sp.st[i]);
         }
     }
     out[1].ranks = out[0].ranks | stream_ranks(c, sp.st[n - 1]);
+    if (n == 1) first = 0; /* one transfer: no split, all in out[1] */
     mx_dram_probe pr;
     char err[200];
     /* the first group is all loads or one transfer */

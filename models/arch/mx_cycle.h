@@ -96,6 +96,8 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
 typedef struct {
     long long r0, m, n0, n, k0, k;
     int what;
+    long long skip, limit; /* mx_cycle_probe_seq: the first `skip` bursts left out, at most
+                              `limit` issued (0: all) */
 } mx_probe_xfer;
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
@@ -103,7 +105,7 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
 /* As mx_cycle_probe_pair with n = 2; with n = 3 the first two are issued
  * together (as the pair) and the third from second_at on: out[0] is the
  * first group, out[1] the third and the totals.  end_clock: the DRAM clock
- * of each's last completion. */
+ * of each's last completion.  n = 1: one transfer alone, all in out[1]. */
 int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                        const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                        int n, long long second_at, mx_tile_probe out[2]);
