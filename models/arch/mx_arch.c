@@ -779,14 +779,23 @@ static void wr_queue_start(wr_queue *q, long long s)
 }
 
 /* The bursts still queued at `at` when the controller serves the queued
- * batches in order from `from` on (it turns to writes whenever no read
- * waits, and a drain runs to the end): what the write queue holds when a
- * new store arrives then.  Nothing is served here. */
-static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long at)
+ * batches in order from `from` on, reads first: the loads wanted at ld_want[k]
+ * (ld_occ[k] channel cycles; < 0: reads from then on past `at`) go before a
+ * batch that could start only after they were wanted, and a drain, once
+ * begun in a gap between reads, runs to its end: what the write queue holds
+ * when a new store arrives.  Nothing is served here. */
+static long long wr_queue_bursts_at(const wr_queue *q, long long from, long long at, const long long *ld_want,
+                                    const long long *ld_occ, int nld)
 {
     long long cur = from, left = q->queued_bursts;
+    int l = 0;
     for (int k = 0; k < q->n; k++) {
         const int i = (q->head + k) % WR_QUEUE_MAX;
+        while (l < nld && ld_want[l] <= mx_llmax(cur, q->b[i].t)) {
+            if (ld_occ[l] < 0) return left;
+            cur = mx_llmax(cur, ld_want[l]) + ld_occ[l];
+            l++;
+        }
         cur = mx_llmax(cur, q->b[i].t) + q->b[i].cyc;
         if (cur > at) break;
         left -= q->b[i].bursts;
@@ -1504,7 +1513,12 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     after_probe *f = &x->after[xfer_cls(tl, a)][xfer_cls(tl, b)];
     if (f->have >> gap & 1) return f;
     f->have |= 1 << gap;
-    const mx_arch_config *c = x->c;
+    /* without refresh: a REF inside one probe and not another would break
+     * the gap model (issued later, done no later); the walk charges refresh
+     * on its own timeline (ref_delay) */
+    mx_arch_config cnr = *x->c;
+    cnr.dram.refresh = 0;
+    const mx_arch_config *c = &cnr;
     /* a: the pair's requests (issued together), or a alone; then b.  Only
      * a's last and b's first PROBE_EDGE bursts are probed together (what a
      * leaves behind and what b meets); the rest of b takes its time alone */
@@ -1517,21 +1531,15 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
         xf[n++] = xfer_of(x, a);
     }
     xf[n] = xfer_of(x, b);
-    int cut = 0;
     for (int i = 0; i <= n; i++) {
         const long long bursts = mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0,
                                                       xf[i].m, xf[i].n0, xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
         if (bursts <= PROBE_EDGE) continue;
-        cut = 1;
         if (i < n) xf[i].skip = bursts - PROBE_EDGE;
         else xf[i].limit = PROBE_EDGE;
     }
     mx_tile_probe base, pp[2], rest = {0};
-    if (!cut) {
-        const mx_tile_probe *bp = a->what == XFER_PAIR ? &x->pair[1] : xfer_alone(x, a);
-        if (!bp) return f;
-        base = *bp;
-    } else {
+    {
         if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, n == 2 ? 0 : -1, pp) != 0)
             return f;
         base = pp[1];
@@ -1701,6 +1709,32 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     return w->dram_free + dram_latency(c);
 }
 
+/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
+ * order (0: none, or it loads nothing). */
+static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
+{
+    const mx_tiling *tl = x->tl;
+    long long nmi = mi, nni = ni, nki = ki + 1;
+    if (nki == tl->k_tiles) {
+        nki = 0;
+        long long *inner = tl->n_outer ? &nmi : &nni, *outer = tl->n_outer ? &nni : &nmi;
+        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles, outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
+        if (++*inner == inner_n) {
+            *inner = 0;
+            if (++*outer == outer_n) return 0;
+        }
+    }
+    long long a0, b0, a1, b1;
+    tile_ids(tl, mi, ni, ki, &a0, &b0);
+    tile_ids(tl, nmi, nni, nki, &a1, &b1);
+    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
+    if (!what) return 0;
+    const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
+                    k = x->dims_k[nki == tl->k_tiles - 1];
+    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
+    return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
+}
+
 /* After tile (mi, ni, ki) computed: its output tile's store (after the last
  * K tile; partial sums stay on chip), through the RQU, queued for DRAM. */
 static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
@@ -1744,7 +1778,18 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     long long nb = c->dram_model ? mx_cdiv(store + extra, (long long)x->bm.burst) : 0;
     int hold = 0;
     if (ek && c->dram_model) {
-        long long per_ch = mx_cdiv(wr_queue_bursts_at(&w->wq, w->dram_free, avail) + nb, c->dram.channels);
+        /* the loads that keep reads waiting: the next tile's (double
+         * buffered: wanted since the tile before this one finished), then
+         * (double buffered) the one after, wanted when this tile finished */
+        const long long nocc = x->use_probes ? next_load_occupancy(x, mi, ni, ki) : 0;
+        long long lw[2], lo[2];
+        int nl = 0;
+        if (nocc > 0) {
+            lw[nl] = mx_llmax(w->dram_free, x->tl->double_buffer ? w->end2 : w->end1);
+            lo[nl++] = nocc;
+            if (x->tl->double_buffer && w->t + 2 < x->ntiles) { lw[nl] = w->end1; lo[nl++] = -1; }
+        }
+        long long per_ch = mx_cdiv(wr_queue_bursts_at(&w->wq, w->dram_free, avail, lw, lo, nl) + nb, c->dram.channels);
         if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
         else hold = 1 << (w->oidx % 2);
     } else if (ek) {
@@ -1771,32 +1816,6 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     wr_queue_push(&w->wq, &nbt);
     if (!full) store_after_load(x, w, (w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX); /* on the rows the last load left open */
     if (ek) w->oidx++;
-}
-
-/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
- * order (0: none, or it loads nothing). */
-static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
-{
-    const mx_tiling *tl = x->tl;
-    long long nmi = mi, nni = ni, nki = ki + 1;
-    if (nki == tl->k_tiles) {
-        nki = 0;
-        long long *inner = tl->n_outer ? &nmi : &nni, *outer = tl->n_outer ? &nni : &nmi;
-        const long long inner_n = tl->n_outer ? tl->m_tiles : tl->n_tiles, outer_n = tl->n_outer ? tl->n_tiles : tl->m_tiles;
-        if (++*inner == inner_n) {
-            *inner = 0;
-            if (++*outer == outer_n) return 0;
-        }
-    }
-    long long a0, b0, a1, b1;
-    tile_ids(tl, mi, ni, ki, &a0, &b0);
-    tile_ids(tl, nmi, nni, nki, &a1, &b1);
-    const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
-    if (!what) return 0;
-    const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
-                    k = x->dims_k[nki == tl->k_tiles - 1];
-    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
-    return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
 }
 
 /* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
