@@ -283,9 +283,9 @@ TEST(Block, RandomTensorsMatchSlowReference)
 // scalar tail) against mx_round_pack on the exact FP32 value, for x of shape
 // (rows, cols), 1-D blocks of 32 and of 5 along the rows (the consecutive-
 // blocks kernels: blocks longer and shorter than a vector) and 8x8 tiles.
-// Byte codes (mx_block_quantize_ex codes8) and the portable 4-lane vectors
-// (MX_SIMD_PORTABLE; MX_SIMD_AUTO is AVX2 where the CPU has it) must give the
-// same bits; a NaN block has NaN values and the format's NaN code.
+// Byte codes (mx_block_quantize_ex codes8), and every vector width (MX_SIMD_AUTO:
+// AVX-512 where the CPU has it, MX_SIMD_AVX2, MX_SIMD_PORTABLE: 4 lanes) must
+// give the same bits; a NaN block has NaN values and the format's NaN code.
 static void expect_fast_path_equals_round_pack(const std::vector<float> &x, size_t rows, size_t cols)
 {
     // "mxsf5", "mxsf7": MXSF with FP5 bias 5 and 7 (the fast path takes biases up to 8)
@@ -308,7 +308,7 @@ static void expect_fast_path_equals_round_pack(const std::vector<float> &x, size
             char err[128];
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), nullptr, nullptr, deq_only.data(), err, sizeof err), 0);
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), codes_only.data(), nullptr, nullptr, err, sizeof err), 0);
-            for (mx_simd simd : {MX_SIMD_AUTO, MX_SIMD_PORTABLE}) {
+            for (mx_simd simd : {MX_SIMD_AUTO, MX_SIMD_AVX2, MX_SIMD_PORTABLE}) {
                 std::vector<uint8_t> c8(x.size()), sc8(q.scales.size());
                 std::vector<uint16_t> c16(x.size());
                 std::vector<float> d8(x.size()), d16(x.size());

@@ -462,8 +462,9 @@ static void fast_block(const fast_table *t, const block_view *v, const float *x,
  * blocks along the last axis, or along any axis with nothing after it):
  * one loop over the blocks, each block's amax and elements as vectors, codes
  * stored at their final width.  Included once per vector width (4 lanes
- * portable; 8 lanes with AVX2 on x86-64, chosen at run time): the same IEEE
- * operations per lane in the same order, so the same bits as fast_block. */
+ * portable; on x86-64 also 8 lanes for AVX2 and 16 for AVX-512 F+BW+VL,
+ * chosen at run time): the same IEEE operations per lane in the same order,
+ * so the same bits as fast_block. */
 typedef struct {
     const float *x;        /* n elements, blocks of k (the last may be shorter) */
     size_t n, k;
@@ -483,6 +484,10 @@ typedef struct {
 #define MXB_W 8
 #define MXB_SUFFIX v8
 #define MXB_ATTR __attribute__((target("avx2")))
+#include "formats/mx_block_simd.inc"
+#define MXB_W 16
+#define MXB_SUFFIX v16
+#define MXB_ATTR __attribute__((target("avx512f,avx512bw,avx512vl")))
 #include "formats/mx_block_simd.inc"
 #endif
 
@@ -626,7 +631,12 @@ int mx_block_quantize_ex(const mx_block_spec *s, const mx_shape *sh, const float
             const mxb_run run = {x + off, len, k, deq ? deq + off : NULL, codes16 ? codes16 + off : NULL,
                                  codes8 ? codes8 + off : NULL, scales ? scales + o * nb : NULL, nan_code};
 #ifdef MXB_HAVE_AVX2
-            if (simd == MX_SIMD_AUTO && __builtin_cpu_supports("avx2")) {
+            if (simd == MX_SIMD_AUTO && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl")) {
+                mxb_runs_v16(&fast, s, &run);
+                continue;
+            }
+            if ((simd == MX_SIMD_AUTO || simd == MX_SIMD_AVX2) && __builtin_cpu_supports("avx2")) {
                 mxb_runs_v8(&fast, s, &run);
                 continue;
             }
