@@ -371,6 +371,24 @@ TEST(Block, FastPathEqualsGenericPath)
     expect_fast_path_equals_round_pack(x, 64, 64);
 }
 
+// Blocks at the ends of the scale range, where the kernels leave their
+// vector-domain scale (2^-se and 2^se normal only for se in [-126, 126]):
+// rows whose largest magnitude runs from the smallest normals (scale clamped
+// at -127) to near FLT_MAX, with subnormal elements among them.
+TEST(Block, FastPathEqualsGenericPathAtScaleExtremes)
+{
+    uint64_t rng = 91;
+    const size_t rows = 64, cols = 64;
+    std::vector<float> x(rows * cols);
+    for (size_t i = 0; i < x.size(); i++) {
+        const size_t r = i / cols;
+        const int top = r < 32 ? -126 + (int)r : 64 + (int)r;  // row top exponent: -126..-95, 96..127
+        const double mag = std::ldexp(1.0 + mx_rng_uniform(&rng), top - (int)(mx_rng_uniform(&rng) * 30));
+        x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
+    }
+    expect_fast_path_equals_round_pack(x, rows, cols);
+}
+
 // Rows whose length is not a multiple of 4 (the vector loop's tail) and
 // values on a grid of 2^-6 within a few binades, so that many fall exactly on
 // rounding ties and on the edges of the subnormal and saturating ranges.
