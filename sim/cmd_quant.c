@@ -459,11 +459,21 @@ typedef struct {
     npy_dtype      codes_dtype; /* the --codes file's: quant_chunk's codes come out in it */
 } quant_job;
 
+/* Bytes per element of quant_chunk's codes buffer: what the kernel writes
+ * before any narrowing (element formats: uint32 from mx_encode; MX with byte
+ * codes: bytes; the other kernels: uint16). */
+static size_t codes_item(quant_kind kind, npy_dtype codes_dtype)
+{
+    if (kind == QK_ELEMENT) return sizeof(uint32_t);
+    return kind == QK_MX && codes_dtype == NPY_U8 ? 1 : sizeof(uint16_t);
+}
+
 /* Quantizes cnt elements of src (shape sub, 1-D blocks along sub_axis) into
- * deq, codes (may be NULL: the kernels then skip the codes; else room for cnt
- * uint32, filled with cnt codes of j->codes_dtype) and scales (MX, BDR: *ns
- * E8M0 codes; scaled: the FP32 scales).  enc carries the rounding and the RNG
- * state.  Returns 0, or -1 with the one-line message in msg. */
+ * deq, codes (may be NULL: the kernels then skip the codes; else cnt times
+ * codes_item() bytes, filled with cnt codes of j->codes_dtype) and scales
+ * (MX, BDR: *ns E8M0 codes; scaled: the FP32 scales).  enc carries the
+ * rounding and the RNG state.  Returns 0, or -1 with the one-line message in
+ * msg. */
 static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const float *src, size_t cnt,
                        const mx_shape *sub, int sub_axis, void *codes, void *scales, float *deq,
                        size_t *ns, size_t *invalid, char *msg, size_t msglen)
@@ -558,7 +568,7 @@ static void *par_worker(void *arg)
     par_ctx *c = arg;
     float *in = c->x ? NULL : malloc(c->cap * sizeof *in);
     float *deq = malloc(c->cap * sizeof *deq);
-    void *codes = c->w_codes ? malloc(c->cap * sizeof(uint32_t)) : NULL;
+    void *codes = c->w_codes ? malloc(c->cap * codes_item(c->job->kind, c->job->codes_dtype)) : NULL;
     uint8_t *sc = c->scales ? NULL : malloc(c->cap ? c->cap : 1);
     size_t invalid = 0;
     char msg[1024];
@@ -769,9 +779,8 @@ static int quant_plan(quant_run *q)
     q->cap = q->plan.cap ? q->plan.cap : 1;
     q->inbuf = q->whole ? NULL : malloc(q->cap * sizeof *q->inbuf);
     q->deq = malloc(q->cap * sizeof *q->deq);
-    /* element formats encode one value at a time (no codes buffer without
-     * --codes); the block kernels take uint16 codes, only when asked for */
-    q->codes = a->codes_path ? malloc(q->cap * sizeof(uint32_t)) : NULL;
+    /* a codes buffer only with --codes, of the width the kernel writes */
+    q->codes = a->codes_path ? malloc(q->cap * codes_item(q->kind, q->codes_dtype)) : NULL;
     q->ns_total = (q->kind == QK_MX || q->kind == QK_BDR || q->kind == QK_SCALED) ? shape_count(&q->scale_shape) : 0;
     if (q->kind == QK_MX || q->kind == QK_BDR) q->scales = malloc(q->cap ? q->cap : 1);
     else if (q->kind == QK_SCALED) q->scales = malloc((q->ns_total ? q->ns_total : 1) * sizeof(float));
