@@ -203,6 +203,7 @@ typedef struct {
      * contiguous-block kernels of mx_block_simd.inc), without a table lookup. */
     int magic_closed, magic_lo, magic_hi_ef, magic_mb_hi, magic_mb_lo;
     int magic_one_slope;   /* qf = max(ef - magic_mb_hi, magic_lo) for every ef (not MXSF) */
+    int magic_no_clamp;    /* qf + 23 <= 254 for every y a block can give: no clamp to 255 */
     int sign_shift;        /* sign_bit = 0x80000000 >> sign_shift */
 } fast_table;
 
@@ -254,6 +255,11 @@ static void fast_magic_init(const mx_format *f, fast_table *t)
     t->magic_lo = qf[0];
     t->magic_closed = 1;
     t->magic_one_slope = 1;
+    /* y = |x| 2^-se < 2^(emax + 1) under every scale rule (se >= floor(log2
+     * amax) - emax, and the -127 clamp only raises se): its exponent field is
+     * at most emax + 127 */
+    const int ef_top = f->emax + 127 < 254 ? f->emax + 127 : 254;
+    t->magic_no_clamp = (ef_top >= hi ? ef_top - mb_hi : ef_top - t->magic_mb_lo) + 23 <= 254;
     for (int ef = 0; ef < 255; ef++) {
         int e = ef >= hi ? ef - mb_hi : (ef - t->magic_mb_lo > t->magic_lo ? ef - t->magic_mb_lo : t->magic_lo);
         if (e != (ef - mb_hi > t->magic_lo ? ef - mb_hi : t->magic_lo)) t->magic_one_slope = 0;
