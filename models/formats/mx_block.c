@@ -624,8 +624,9 @@ int mx_block_quantize_ex(const mx_block_spec *s, const mx_shape *sh, const float
         fast_table_init(s, &fast);
         q.fast = &fast;
     }
-    /* consecutive blocks (nothing after the block axis) on the run kernels */
-    int a = s->axis < 0 ? s->axis + sh->ndim : s->axis;
+    /* consecutive blocks (nothing after the block axis) on the run kernels;
+     * the axis is only checked (mx_block_scale_shape) for 1-D blocks */
+    const int a = s->tile_rows > 0 ? 0 : s->axis < 0 ? s->axis + sh->ndim : s->axis;
     size_t outer = 1, inner = 1;
     for (int d = 0; d < a; d++) outer *= sh->dim[d];
     for (int d = a + 1; d < sh->ndim; d++) inner *= sh->dim[d];
