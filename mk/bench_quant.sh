@@ -3,14 +3,14 @@
 # float32 .npy, against `cp` of the same file in the same run (issue 11).
 # The input is written without numpy or mxsim: a hand-made .npy header and
 # 1 MiB of Gaussian-like values (fixed seed) repeated 64 times.  Each command
-# runs REPS times (default 9); the best wall time counts (the machine may be
+# runs REPS times (default 15); the best wall time counts (the machine may be
 # loaded), and the user+system CPU time of the best run is printed too.  The
 # quant rows use all cores (mxsim's default); the last row is --codes
 # --scales on one thread (MXSIM_QUANT_THREADS=1), what a busy machine gives.
 set -e
 MXSIM=${1:?usage: bench_quant.sh MXSIM [DIR]}
 DIR=${2:-${TMPDIR:-/tmp}/mxsim_bench_quant.$$}
-REPS=${REPS:-9}
+REPS=${REPS:-15}
 mkdir -p "$DIR"
 trap 'rm -rf "$DIR"' EXIT INT TERM
 IN=$DIR/in.npy
