@@ -3,12 +3,14 @@
 # float32 .npy, against `cp` of the same file in the same run (issue 11).
 # The input is written without numpy or mxsim: a hand-made .npy header and
 # 1 MiB of Gaussian-like values (fixed seed) repeated 64 times.  Each command
-# runs REPS times (default 5); the best wall time counts (the machine may be
-# loaded), and the user+system CPU time of the best run is printed too.
+# runs REPS times (default 15); the best wall time counts (the machine may be
+# loaded), and the user+system CPU time of the best run is printed too.  The
+# quant rows use all cores (mxsim's default); the last row is --codes
+# --scales on one thread (MXSIM_QUANT_THREADS=1), what a busy machine gives.
 set -e
 MXSIM=${1:?usage: bench_quant.sh MXSIM [DIR]}
 DIR=${2:-${TMPDIR:-/tmp}/mxsim_bench_quant.$$}
-REPS=${REPS:-5}
+REPS=${REPS:-15}
 mkdir -p "$DIR"
 trap 'rm -rf "$DIR"' EXIT INT TERM
 IN=$DIR/in.npy
@@ -42,7 +44,11 @@ cmds = [
     ('mxsim quant --format mxfp8_e4m3 --codes --scales',
      [mxsim, 'quant', '--format', 'mxfp8_e4m3', '--codes', os.path.join(d, 'out.c.npy'),
       '--scales', os.path.join(d, 'out.s.npy'), inp, out]),
+    ('  the same, 1 thread',
+     [mxsim, 'quant', '--format', 'mxfp8_e4m3', '--codes', os.path.join(d, 'out.c.npy'),
+      '--scales', os.path.join(d, 'out.s.npy'), inp, out]),
 ]
+one_thread = dict(os.environ, MXSIM_QUANT_THREADS='1')
 best = {}
 for _ in range(reps):
     for label, cmd in cmds:
@@ -51,7 +57,8 @@ for _ in range(reps):
                 os.unlink(os.path.join(d, f))
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+        rc = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=one_thread if label.endswith('1 thread') else None).returncode
         w = time.perf_counter() - t0
         r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
         if rc != 0:
@@ -61,7 +68,8 @@ for _ in range(reps):
             best[label] = (w, c)
 nbytes = os.path.getsize(inp)
 print('bench_quant: %d-byte (64 MiB) float32 .npy, best of %d interleaved runs; cp of the same file in the same run '
-      '(machine load shows in both columns)' % (nbytes, reps))
+      '(machine load shows in both columns); %d online CPUs, load average %.2f'
+      % (nbytes, reps, os.cpu_count() or 1, os.getloadavg()[0]))
 cpw = best['cp'][0]
 for label, _ in cmds:
     w, c = best[label]

@@ -434,19 +434,18 @@ static size_t plan_chunk(const chunk_plan *p, size_t pos, mx_shape *sub, int *su
     return c;
 }
 
-static void narrow_codes_to(const uint32_t *c32, const uint16_t *c16, size_t n, npy_dtype t, void *dst)
+/* Narrows codes in place (element i moves down to its place in the
+ * narrower array; forward order never overwrites an unread element) to the
+ * --codes dtype t: from uint32 (element formats) or uint16 (the kernels). */
+static void narrow_codes32(uint32_t *c, size_t n, npy_dtype t)
 {
-    if (t == NPY_U8) {
-        uint8_t *d = dst;
-        if (c32) for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c32[i];
-        else for (size_t i = 0; i < n; i++) d[i] = (uint8_t)c16[i];
-    } else if (t == NPY_U16) {
-        uint16_t *d = dst;
-        if (c32) for (size_t i = 0; i < n; i++) d[i] = (uint16_t)c32[i];
-        else if (d != (void *)c16) memcpy(d, c16, n * sizeof *d);
-    } else if (c32 && dst != (const void *)c32) {
-        memcpy(dst, c32, n * sizeof *c32);
-    }
+    if (t == NPY_U8) for (size_t i = 0; i < n; i++) ((uint8_t *)c)[i] = (uint8_t)c[i];
+    else if (t == NPY_U16) for (size_t i = 0; i < n; i++) ((uint16_t *)c)[i] = (uint16_t)c[i];
+}
+
+static void narrow_codes16(uint16_t *c, size_t n, npy_dtype t)
+{
+    if (t == NPY_U8) for (size_t i = 0; i < n; i++) ((uint8_t *)c)[i] = (uint8_t)c[i];
 }
 
 /* What one chunk needs to be quantized (shared, read-only, by all threads). */
@@ -457,12 +456,24 @@ typedef struct {
     mx_bdr_format  bdr;
     mx_format      elem;
     const mx_shape *sh;     /* the whole tensor (per-tensor/per-channel scaling) */
+    npy_dtype      codes_dtype; /* the --codes file's: quant_chunk's codes come out in it */
 } quant_job;
 
+/* Bytes per element of quant_chunk's codes buffer: what the kernel writes
+ * before any narrowing (element formats: uint32 from mx_encode; MX with byte
+ * codes: bytes; the other kernels: uint16). */
+static size_t codes_item(quant_kind kind, npy_dtype codes_dtype)
+{
+    if (kind == QK_ELEMENT) return sizeof(uint32_t);
+    return kind == QK_MX && codes_dtype == NPY_U8 ? 1 : sizeof(uint16_t);
+}
+
 /* Quantizes cnt elements of src (shape sub, 1-D blocks along sub_axis) into
- * deq, codes (may be NULL: the kernels then skip the codes) and scales (MX,
- * BDR: *ns E8M0 codes; scaled: the FP32 scales).  enc carries the rounding
- * and the RNG state.  Returns 0, or -1 with the one-line message in msg. */
+ * deq, codes (may be NULL: the kernels then skip the codes; else cnt times
+ * codes_item() bytes, filled with cnt codes of j->codes_dtype) and scales
+ * (MX, BDR: *ns E8M0 codes; scaled: the FP32 scales).  enc carries the
+ * rounding and the RNG state.  Returns 0, or -1 with the one-line message in
+ * msg. */
 static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const float *src, size_t cnt,
                        const mx_shape *sub, int sub_axis, void *codes, void *scales, float *deq,
                        size_t *ns, size_t *invalid, char *msg, size_t msglen)
@@ -480,6 +491,7 @@ static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const floa
             if ((isnan(src[i]) && !isnan(deq[i])) || (isinf(src[i]) && !isinf(deq[i]))) bad++;
         }
         *invalid += bad;
+        if (c) narrow_codes32(c, cnt, j->codes_dtype);
         return 0;
     }
     if (j->kind == QK_MX) {
@@ -487,8 +499,11 @@ static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const floa
         cs.enc.rng = enc->rng;
         if (!cs.tile_rows) cs.axis = sub_axis;
         mx_shape ssub;
+        /* byte codes straight from the kernel, without a uint16 pass */
+        const int bytes = j->codes_dtype == NPY_U8;
         if (mx_block_scale_shape(&cs, sub, &ssub, err, sizeof err) != 0 ||
-            mx_block_quantize(&cs, sub, src, codes, scales, deq, err, sizeof err) != 0) {
+            mx_block_quantize_ex(&cs, sub, src, bytes ? NULL : codes, bytes ? codes : NULL, scales, deq, MX_SIMD_AUTO,
+                                 err, sizeof err) != 0) {
             snprintf(msg, msglen, "--block %s: %s: %s", a->block_text ? a->block_text : "32", a->in, err);
             return -1;
         }
@@ -505,6 +520,7 @@ static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const floa
             return -1;
         }
         *ns = shape_count(&ssub);
+        if (codes) narrow_codes16(codes, cnt, j->codes_dtype);
         return 0;
     }
     if (mx_scaled_quantize(&j->elem, enc, a->per_tensor, a->channel_axis, j->sh, src, codes, scales, deq,
@@ -512,10 +528,9 @@ static int quant_chunk(const quant_job *j, const mx_encode_opts *enc, const floa
         snprintf(msg, msglen, "%s: %s", a->in, err);
         return -1;
     }
+    if (codes) narrow_codes16(codes, cnt, j->codes_dtype);
     return 0;
 }
-
-static void narrow_codes_to(const uint32_t *c32, const uint16_t *c16, size_t n, npy_dtype t, void *dst);
 
 /* ---- parallel chunks --------------------------------------------------------
  * Without stochastic rounding the chunks are independent: each worker takes
@@ -541,7 +556,6 @@ typedef struct {
     const float      *x;          /* whole tensor in memory, or NULL: pread */
     const npy_reader *rd;
     const npy_writer *w_out, *w_codes;
-    npy_dtype         codes_dtype;
     uint8_t          *scales;     /* tensor-wide E8M0 scales (MX, BDR) */
     pthread_mutex_t   mu;
     size_t            next, invalid;
@@ -554,7 +568,7 @@ static void *par_worker(void *arg)
     par_ctx *c = arg;
     float *in = c->x ? NULL : malloc(c->cap * sizeof *in);
     float *deq = malloc(c->cap * sizeof *deq);
-    void *codes = c->w_codes ? malloc(c->cap * sizeof(uint32_t)) : NULL;
+    void *codes = c->w_codes ? malloc(c->cap * codes_item(c->job->kind, c->job->codes_dtype)) : NULL;
     uint8_t *sc = c->scales ? NULL : malloc(c->cap ? c->cap : 1);
     size_t invalid = 0;
     char msg[1024];
@@ -573,11 +587,7 @@ static void *par_worker(void *arg)
              quant_chunk(c->job, &c->enc, src, p->cnt, &p->sub, p->sub_axis, codes,
                          c->scales ? c->scales + p->soff : sc, deq, &ns, &invalid, msg, sizeof msg) == 0 &&
              npy_writer_pwrite(c->w_out, deq, p->cnt, p->pos, msg, sizeof msg) == 0;
-        if (ok && codes) {
-            narrow_codes_to(c->job->kind == QK_ELEMENT ? codes : NULL, c->job->kind == QK_ELEMENT ? NULL : codes,
-                            p->cnt, c->codes_dtype, codes);
-            ok = npy_writer_pwrite(c->w_codes, codes, p->cnt, p->pos, msg, sizeof msg) == 0;
-        }
+        if (ok && codes) ok = npy_writer_pwrite(c->w_codes, codes, p->cnt, p->pos, msg, sizeof msg) == 0;
     }
     pthread_mutex_lock(&c->mu);
     c->invalid += invalid;
@@ -769,9 +779,8 @@ static int quant_plan(quant_run *q)
     q->cap = q->plan.cap ? q->plan.cap : 1;
     q->inbuf = q->whole ? NULL : malloc(q->cap * sizeof *q->inbuf);
     q->deq = malloc(q->cap * sizeof *q->deq);
-    /* element formats encode one value at a time (no codes buffer without
-     * --codes); the block kernels take uint16 codes, only when asked for */
-    q->codes = a->codes_path ? malloc(q->cap * sizeof(uint32_t)) : NULL;
+    /* a codes buffer only with --codes, of the width the kernel writes */
+    q->codes = a->codes_path ? malloc(q->cap * codes_item(q->kind, q->codes_dtype)) : NULL;
     q->ns_total = (q->kind == QK_MX || q->kind == QK_BDR || q->kind == QK_SCALED) ? shape_count(&q->scale_shape) : 0;
     if (q->kind == QK_MX || q->kind == QK_BDR) q->scales = malloc(q->cap ? q->cap : 1);
     else if (q->kind == QK_SCALED) q->scales = malloc((q->ns_total ? q->ns_total : 1) * sizeof(float));
@@ -848,7 +857,6 @@ static int quant_run_parallel(quant_run *q, const quant_job *job, int threads)
     pc.rd = &q->rd;
     pc.w_out = &q->w_out;
     pc.w_codes = q->a.codes_path ? &q->w_codes : NULL;
-    pc.codes_dtype = q->codes_dtype;
     pc.scales = all_scales;
     int prc = par_run_pieces(&pc, threads);
     free(pieces);
@@ -889,10 +897,9 @@ static int quant_run_sequential(quant_run *q, const quant_job *job)
         if (kind == QK_MX || kind == QK_BDR)
             for (size_t i = 0; i < ns; i++) q->nan_blocks += ((uint8_t *)q->scales)[i] == 0xFF;
         if (npy_writer_put(&q->w_out, q->deq, cnt, err, sizeof err) != 0) { q->have_out = 0; return quant_fail("%s", err); }
-        if (q->a.codes_path) {
-            narrow_codes_to(kind == QK_ELEMENT ? q->codes : NULL, kind == QK_ELEMENT ? NULL : q->codes, cnt,
-                            q->codes_dtype, q->codes);
-            if (npy_writer_put(&q->w_codes, q->codes, cnt, err, sizeof err) != 0) { q->have_codes = 0; return quant_fail("%s", err); }
+        if (q->a.codes_path && npy_writer_put(&q->w_codes, q->codes, cnt, err, sizeof err) != 0) {
+            q->have_codes = 0;
+            return quant_fail("%s", err);
         }
         if (q->have_scales && npy_writer_put(&q->w_scales, q->scales, ns, err, sizeof err) != 0) {
             q->have_scales = 0;
@@ -958,6 +965,7 @@ int mxsim_cmd_quant(int argc, char **argv)
     job.bdr = q->bdr;
     job.elem = q->elem;
     job.sh = &q->sh;
+    job.codes_dtype = q->codes_dtype;
     const int threads = (q->kind == QK_SCALED || q->a.round == MX_ROUND_STOCHASTIC || q->n < 2 * q->cap)
                             ? 1 : quant_threads();
     status = threads > 1 ? quant_run_parallel(q, &job, threads) : quant_run_sequential(q, &job);

@@ -281,17 +281,22 @@ TEST(Block, RandomTensorsMatchSlowReference)
 // Also codes-only and values-only calls give the same bits.
 // Every element of every block, fast path (vectorized rows of 4 and the
 // scalar tail) against mx_round_pack on the exact FP32 value, for x of shape
-// (rows, cols), 1-D blocks of 32 along the rows and 8x8 tiles.
+// (rows, cols), 1-D blocks of 32 and of 5 along the rows (the consecutive-
+// blocks kernels: blocks longer and shorter than a vector) and 8x8 tiles.
+// Byte codes (mx_block_quantize_ex codes8), and every vector width (MX_SIMD_AUTO:
+// AVX-512 where the CPU has it, MX_SIMD_AVX2, MX_SIMD_PORTABLE: 4 lanes) must
+// give the same bits; a NaN block has NaN values and the format's NaN code.
 static void expect_fast_path_equals_round_pack(const std::vector<float> &x, size_t rows, size_t cols)
 {
     // "mxsf5", "mxsf7": MXSF with FP5 bias 5 and 7 (the fast path takes biases up to 8)
     const char *formats[] = {"mxsf", "mxsf5", "mxsf7", "mxfp8_e4m3", "mxfp8_e5m2", "mxfp8_e2m5", "mxint8", "mxfp4",
                              "mxfp6_e3m2", "mxfp6_e2m3"};
     for (const char *mx : formats)
-        for (int tile : {0, 8})
+        for (int layout = 0; layout < 3; layout++)
         for (mx_round rm : {MX_ROUND_EVEN, MX_ROUND_NEAREST, MX_ROUND_FLOOR}) {
+            const int tile = layout == 2 ? 8 : 0, k = layout == 1 ? 5 : 32;
             const bool b5 = !std::strncmp(mx, "mxsf", 4) && mx[4];
-            mx_block_spec s = spec(b5 ? "mxsf" : mx, 32, rm);
+            mx_block_spec s = spec(b5 ? "mxsf" : mx, k, rm);
             if (b5) {
                 ASSERT_EQ(mx_format_mxsf(mx[4] - '0', &s.elem), 0);
             }
@@ -303,16 +308,38 @@ static void expect_fast_path_equals_round_pack(const std::vector<float> &x, size
             char err[128];
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), nullptr, nullptr, deq_only.data(), err, sizeof err), 0);
             ASSERT_EQ(mx_block_quantize(&s, &sh, x.data(), codes_only.data(), nullptr, nullptr, err, sizeof err), 0);
+            for (mx_simd simd : {MX_SIMD_AUTO, MX_SIMD_AVX2, MX_SIMD_PORTABLE}) {
+                std::vector<uint8_t> c8(x.size()), sc8(q.scales.size());
+                std::vector<uint16_t> c16(x.size());
+                std::vector<float> d8(x.size()), d16(x.size());
+                ASSERT_EQ(mx_block_quantize_ex(&s, &sh, x.data(), nullptr, c8.data(), sc8.data(), d8.data(), simd, err,
+                                               sizeof err), 0) << err;
+                ASSERT_EQ(mx_block_quantize_ex(&s, &sh, x.data(), c16.data(), nullptr, nullptr, d16.data(), simd, err,
+                                               sizeof err), 0) << err;
+                ASSERT_TRUE(sc8 == q.scales) << mx << " simd " << simd;
+                ASSERT_TRUE(c16 == q.codes) << mx << " simd " << simd;
+                for (size_t i = 0; i < x.size(); i++) {
+                    ASSERT_LT(q.codes[i], 256u) << mx;
+                    ASSERT_EQ(c8[i], q.codes[i]) << mx << " byte codes, simd " << simd << ", element " << i;
+                    ASSERT_EQ(std::memcmp(&d8[i], &q.deq[i], 4), 0) << mx << " simd " << simd << ", element " << i;
+                    ASSERT_EQ(std::memcmp(&d16[i], &q.deq[i], 4), 0) << mx << " simd " << simd << ", element " << i;
+                }
+            }
             const mx_encode_opts enc = {rm, MX_OVERFLOW_SATURATE, nullptr};
             for (size_t i = 0; i < x.size(); i++) {
                 const size_t r = i / cols, c = i % cols;
-                const uint8_t sc = q.scales[tile ? (r / 8) * ((cols + 7) / 8) + c / 8 : r * ((cols + 31) / 32) + c / 32];
+                const uint8_t sc = q.scales[tile ? (r / 8) * ((cols + 7) / 8) + c / 8 : r * ((cols + k - 1) / k) + c / k];
                 ASSERT_EQ(codes_only[i], q.codes[i]) << mx << " codes-only call, element " << i;
                 uint32_t a, b;
                 std::memcpy(&a, &q.deq[i], 4);
                 std::memcpy(&b, &deq_only[i], 4);
                 ASSERT_TRUE(a == b || (std::isnan(q.deq[i]) && std::isnan(deq_only[i]))) << mx << " values-only call";
-                if (sc == 0xFF) continue;  // NaN block
+                if (sc == 0xFF) {  // NaN block: NaN values, the format's NaN code (0 without one)
+                    const mx_encode_opts nan_enc = {MX_ROUND_EVEN, MX_OVERFLOW_INF_NAN, nullptr};
+                    ASSERT_TRUE(std::isnan(q.deq[i])) << mx << " element " << i;
+                    ASSERT_EQ(q.codes[i], mx_encode(&s.elem, NAN, &nan_enc, nullptr)) << mx << " element " << i;
+                    continue;
+                }
                 const int se = (int)sc - 127, sign = std::signbit(x[i]) ? 1 : 0;
                 int e2 = 0;
                 const double m = std::frexp(std::fabs((double)x[i]), &e2);  // |x| = m 2^e2, m in [0.5, 1)
@@ -342,6 +369,24 @@ TEST(Block, FastPathEqualsGenericPath)
     x[5] = NAN;
     x[700] = -0.0f;
     expect_fast_path_equals_round_pack(x, 64, 64);
+}
+
+// Blocks at the ends of the scale range, where the kernels leave their
+// vector-domain scale (2^-se and 2^se normal only for se in [-126, 126]):
+// rows whose largest magnitude runs from the smallest normals (scale clamped
+// at -127) to near FLT_MAX, with subnormal elements among them.
+TEST(Block, FastPathEqualsGenericPathAtScaleExtremes)
+{
+    uint64_t rng = 91;
+    const size_t rows = 64, cols = 64;
+    std::vector<float> x(rows * cols);
+    for (size_t i = 0; i < x.size(); i++) {
+        const size_t r = i / cols;
+        const int top = r < 32 ? -126 + (int)r : 64 + (int)r;  // row top exponent: -126..-95, 96..127
+        const double mag = std::ldexp(1.0 + mx_rng_uniform(&rng), top - (int)(mx_rng_uniform(&rng) * 30));
+        x[i] = (float)(mx_rng_uniform(&rng) < 0.5 ? -mag : mag);
+    }
+    expect_fast_path_equals_round_pack(x, rows, cols);
 }
 
 // Rows whose length is not a multiple of 4 (the vector loop's tail) and

@@ -194,11 +194,17 @@ typedef struct {
     float inv_qmin;        /* 2^-q_min */
     uint32_t norm_bits;
     int norm_shift, norm_add;
-    /* magic[ef] in closed form too (when closed): the exponent field of
-     * 2^(q+23) is min(max(ef - mb, magic_lo) + 23, 255), mb = 23 - norm_shift,
-     * magic_lo = q_min + 127 (255: Inf, as ldexpf gives).  With it a row of a
-     * block runs as 4-wide vectors (fast_row_vec). */
-    int magic_closed, magic_lo;
+    /* magic[ef] in closed form (fast_magic_init): its exponent field is
+     * min(qf + 23, 255) (255: Inf, as ldexpf gives), qf = q + 127 piecewise
+     * linear in y's exponent field ef:
+     *     qf = ef >= magic_hi_ef ? ef - magic_mb_hi : max(ef - magic_mb_lo, magic_lo)
+     * (IEEE-style floats and INT: one slope above a floor; MXSF: E2M5 above
+     * 2^0, FP5 below).  With it rows run as vectors (fast_row_vec and the
+     * contiguous-block kernels of mx_block_simd.inc), without a table lookup. */
+    int magic_closed, magic_lo, magic_hi_ef, magic_mb_hi, magic_mb_lo;
+    int magic_one_slope;   /* qf = max(ef - magic_mb_hi, magic_lo) for every ef (not MXSF) */
+    int magic_no_clamp;    /* qf + 23 <= 254 for every y a block can give: no clamp to 255 */
+    int sign_shift;        /* sign_bit = 0x80000000 >> sign_shift */
 } fast_table;
 
 static int fast_path_ok(const mx_block_spec *s)
@@ -230,13 +236,36 @@ static void fast_closed_init(fast_table *t)
         if (t->shift[ef]) return;                 /* a gap, then more binades */
     t->inv_qmin = ldexpf(1.0f, -qmin);
     t->closed = 1;
-    t->magic_lo = qmin + 127;
+}
+
+/* The pieces of magic[]'s closed form, read off mx_quantum_exp from the top
+ * binade down, then checked against the table entry by entry (magic_closed =
+ * 0 where a format does not follow it).  ef = 255 is not checked: y = |x|
+ * 2^-se of a finite block is finite, its exponent field at most 254. */
+static void fast_magic_init(const mx_format *f, fast_table *t)
+{
+    int qf[255];
+    for (int ef = 0; ef < 255; ef++) qf[ef] = mx_quantum_exp(f, ef ? ef - 127 : -127) + 127;
+    const int mb_hi = 254 - qf[254];
+    int hi = 254;
+    while (hi > 0 && (hi - 1) - qf[hi - 1] == mb_hi) hi--;
+    t->magic_hi_ef = hi;
+    t->magic_mb_hi = mb_hi;
+    t->magic_mb_lo = hi > 0 ? (hi - 1) - qf[hi - 1] : mb_hi;
+    t->magic_lo = qf[0];
     t->magic_closed = 1;
-    for (int f = 0; f < 256; f++) {
-        int e = f - mb > t->magic_lo ? f - mb : t->magic_lo;
+    t->magic_one_slope = 1;
+    /* y = |x| 2^-se < 2^(emax + 1) under every scale rule (se >= floor(log2
+     * amax) - emax, and the -127 clamp only raises se): its exponent field is
+     * at most emax + 127 */
+    const int ef_top = f->emax + 127 < 254 ? f->emax + 127 : 254;
+    t->magic_no_clamp = (ef_top >= hi ? ef_top - mb_hi : ef_top - t->magic_mb_lo) + 23 <= 254;
+    for (int ef = 0; ef < 255; ef++) {
+        int e = ef >= hi ? ef - mb_hi : (ef - t->magic_mb_lo > t->magic_lo ? ef - t->magic_mb_lo : t->magic_lo);
+        if (e != (ef - mb_hi > t->magic_lo ? ef - mb_hi : t->magic_lo)) t->magic_one_slope = 0;
         e = e + 23 > 255 ? 255 : e + 23;
         uint32_t mbits;
-        memcpy(&mbits, &t->magic[f], sizeof mbits);
+        memcpy(&mbits, &t->magic[ef], sizeof mbits);
         if (e < 1 || mbits != (uint32_t)e << 23) t->magic_closed = 0;
     }
 }
@@ -259,8 +288,10 @@ static void fast_table_init(const mx_block_spec *s, fast_table *t)
     t->max_normal = (float)f->max_normal;
     t->round = s->enc.round;
     t->sign_bit = f->kind == MX_KIND_INT ? 0 : (uint16_t)(1u << (f->bits - 1));
+    t->sign_shift = 32 - f->bits;
     t->code_mask = (uint16_t)((1u << f->bits) - 1);
     fast_closed_init(t);
+    fast_magic_init(f, t);
 }
 
 /* The code of a representable magnitude r (>= 0) with the sign of x, in
@@ -309,6 +340,7 @@ typedef float    v4f __attribute__((vector_size(16)));
 typedef int32_t  v4i __attribute__((vector_size(16)));
 typedef uint32_t v4u __attribute__((vector_size(16)));
 typedef uint16_t v4h __attribute__((vector_size(8)));
+typedef uint8_t  v4b __attribute__((vector_size(4)));
 
 /* mask ? a : b per lane (C has no vector ?:); mask lanes are 0 or -1 */
 static inline __attribute__((always_inline)) v4f v4_blend(v4i mask, v4f a, v4f b)
@@ -322,11 +354,12 @@ static inline __attribute__((always_inline)) v4i v4i_blend(v4i mask, v4i a, v4i 
 }
 
 static inline __attribute__((always_inline)) size_t
-fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, size_t n, float down, float up,
-             mx_round mode)
+fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, uint8_t *codes8, size_t n, float down,
+             float up, mx_round mode)
 {
     const v4u absmask = (v4u){0} + 0x7FFFFFFFu, signmask = (v4u){0} + 0x80000000u;
-    const v4i mb = (v4i){0} + (23 - t->norm_shift), lo = (v4i){0} + t->magic_lo;
+    const v4i mb_lo = (v4i){0} + t->magic_mb_lo, mb_hi = (v4i){0} + t->magic_mb_hi, lo = (v4i){0} + t->magic_lo;
+    const v4i hi_ef = (v4i){0} + t->magic_hi_ef;
     const v4i e255 = (v4i){0} + 255, nbits = (v4i){0} + (int32_t)t->norm_bits;
     const v4f vmax = (v4f){0} + t->max_normal, vdown = (v4f){0} + down, vup = (v4f){0} + up;
     const v4f vinv = (v4f){0} + t->inv_qmin, z = (v4f){0};
@@ -336,8 +369,9 @@ fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, s
         memcpy(&xv, x + i, sizeof xv);
         const v4u sign = (v4u)xv & signmask;
         const v4f y = (v4f)((v4u)xv & absmask) * vdown;
-        v4i e = (v4i)((v4u)y >> 23) - mb;
-        e = v4i_blend(e > lo, e, lo) + 23;
+        const v4i ef = (v4i)((v4u)y >> 23);
+        v4i e = ef - mb_lo;
+        e = v4i_blend(ef >= hi_ef, ef - mb_hi, v4i_blend(e > lo, e, lo)) + 23;
         e = v4i_blend(e > e255, e255, e);
         const v4f m = (v4f)((v4u)e << 23);
         v4f r = (y + m) - m;
@@ -351,7 +385,7 @@ fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, s
             const v4f dv = (v4f)((v4u)r | sign) * vup;
             memcpy(deq + i, &dv, sizeof dv);
         }
-        if (codes) {
+        if (codes || codes8) {
             const v4i rb = (v4i)r;                       /* r >= 0: signed compare is fine */
             const v4i sub = __builtin_convertvector(r * vinv, v4i);
             const v4i nrm = (v4i)((v4u)r >> (uint32_t)t->norm_shift) + t->norm_add;
@@ -359,8 +393,13 @@ fast_row_vec(const fast_table *t, const float *x, float *deq, uint16_t *codes, s
             const v4i neg = (v4i)sign != 0;
             const v4i sgn = t->sign_bit ? (mag | (int32_t)t->sign_bit) : (-mag & (int32_t)t->code_mask);
             mag = v4i_blend(neg, sgn, mag);
-            const v4h c = __builtin_convertvector(mag, v4h);
-            memcpy(codes + i, &c, sizeof c);
+            if (codes8) {
+                const v4b c = __builtin_convertvector(mag, v4b);
+                memcpy(codes8 + i, &c, sizeof c);
+            } else {
+                const v4h c = __builtin_convertvector(mag, v4h);
+                memcpy(codes + i, &c, sizeof c);
+            }
         }
     }
     return i;
@@ -377,48 +416,92 @@ static inline float pow2f(int k)
     return f;
 }
 
+/* One block on the fast path.  codes (uint16) or codes8 (bytes): at most
+ * one; closed: the codes in closed form (t->closed), else by the tables. */
 static inline __attribute__((always_inline)) void
-fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes, int se,
-                mx_round mode, int closed)
+fast_block_mode(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes,
+                uint8_t *codes8, int se, mx_round mode, int closed)
 {
     const float down = pow2f(-se), up = pow2f(se);
+    const int want_codes = codes || codes8;
     for (size_t r = 0; r < v->rows; r++) {
         const size_t row = v->base + r * v->row_stride;
         size_t c0 = 0;
-        if (closed && t->magic_closed && v->col_stride == 1)
-            c0 = fast_row_vec(t, x + row, deq ? deq + row : NULL, codes ? codes + row : NULL, v->cols, down, up,
-                              mode);
+        if ((closed || !want_codes) && t->magic_closed && v->col_stride == 1)
+            c0 = fast_row_vec(t, x + row, deq ? deq + row : NULL, codes ? codes + row : NULL,
+                              codes8 ? codes8 + row : NULL, v->cols, down, up, mode);
         for (size_t c = c0; c < v->cols; c++) {
             const size_t i = row + c * v->col_stride;
             const float xi = x[i], m = fast_round(t, fabsf(xi) * down, mode);
             if (deq) deq[i] = copysignf(m, xi) * up;
-            if (codes) codes[i] = closed ? fast_code_closed(t, m, signbit(xi) != 0) : fast_code(t, m, signbit(xi) != 0);
+            if (want_codes) {
+                const uint16_t code =
+                    closed ? fast_code_closed(t, m, signbit(xi) != 0) : fast_code(t, m, signbit(xi) != 0);
+                if (codes8) codes8[i] = (uint8_t)code;
+                else codes[i] = code;
+            }
         }
     }
 }
 
 /* One specialised loop per rounding mode and output set. */
-static void fast_block(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes, int se)
+static void fast_block(const fast_table *t, const block_view *v, const float *x, float *deq, uint16_t *codes,
+                       uint8_t *codes8, int se)
 {
-#define FAST_MODES(D, C, K)                                                                 \
-    switch (t->round) {                                                                     \
-    case MX_ROUND_NEAREST: fast_block_mode(t, v, x, D, C, se, MX_ROUND_NEAREST, K); break; \
-    case MX_ROUND_FLOOR:   fast_block_mode(t, v, x, D, C, se, MX_ROUND_FLOOR, K); break;   \
-    default:               fast_block_mode(t, v, x, D, C, se, MX_ROUND_EVEN, K); break;    \
+#define FAST_MODES(D, C, C8, K)                                                                     \
+    switch (t->round) {                                                                             \
+    case MX_ROUND_NEAREST: fast_block_mode(t, v, x, D, C, C8, se, MX_ROUND_NEAREST, K); break;     \
+    case MX_ROUND_FLOOR:   fast_block_mode(t, v, x, D, C, C8, se, MX_ROUND_FLOOR, K); break;       \
+    default:               fast_block_mode(t, v, x, D, C, C8, se, MX_ROUND_EVEN, K); break;        \
     }
-    if (!codes && t->closed) FAST_MODES(deq, NULL, 1)
-    else if (!codes) FAST_MODES(deq, NULL, 0)
-    else if (t->closed && !deq) FAST_MODES(NULL, codes, 1)
-    else if (t->closed) FAST_MODES(deq, codes, 1)
-    else if (!deq) FAST_MODES(NULL, codes, 0)
-    else FAST_MODES(deq, codes, 0)
+    if (codes8 && t->closed) FAST_MODES(deq, NULL, codes8, 1)
+    else if (codes8) FAST_MODES(deq, NULL, codes8, 0)
+    else if (!codes) FAST_MODES(deq, NULL, NULL, t->closed)
+    else if (t->closed && !deq) FAST_MODES(NULL, codes, NULL, 1)
+    else if (t->closed) FAST_MODES(deq, codes, NULL, 1)
+    else if (!deq) FAST_MODES(NULL, codes, NULL, 0)
+    else FAST_MODES(deq, codes, NULL, 0)
 #undef FAST_MODES
 }
+
+/* The kernel of the commonest layout, blocks of consecutive elements (1-D
+ * blocks along the last axis, or along any axis with nothing after it):
+ * one loop over the blocks, each block's amax and elements as vectors, codes
+ * stored at their final width.  Included once per vector width (4 lanes
+ * portable; on x86-64 also 8 lanes for AVX2 and 16 for AVX-512 F+BW+VL,
+ * chosen at run time): the same IEEE operations per lane in the same order,
+ * so the same bits as fast_block. */
+typedef struct {
+    const float *x;        /* n elements, blocks of k (the last may be shorter) */
+    size_t n, k;
+    float *deq;            /* outputs, any may be NULL: values, codes (one width), scales */
+    uint16_t *codes16;
+    uint8_t *codes8;
+    uint8_t *scales;
+    uint16_t nan_code;     /* the element code of a NaN block */
+} mxb_run;
+
+#define MXB_W 4
+#define MXB_SUFFIX v4
+#define MXB_ATTR
+#include "formats/mx_block_simd.inc"
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MXB_HAVE_AVX2 1
+#define MXB_W 8
+#define MXB_SUFFIX v8
+#define MXB_ATTR __attribute__((target("avx2")))
+#include "formats/mx_block_simd.inc"
+#define MXB_W 16
+#define MXB_SUFFIX v16
+#define MXB_ATTR __attribute__((target("avx512f,avx512bw,avx512vl")))
+#include "formats/mx_block_simd.inc"
+#endif
 
 typedef struct {
     const mx_block_spec *s;
     const float *x;
     uint16_t *codes;
+    uint8_t *codes8;   /* codes as bytes instead (at most one of codes, codes8) */
     uint8_t *scales;
     float *deq;
     const fast_table *fast; /* non-NULL: codes and deq by fast_block */
@@ -437,13 +520,14 @@ static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
             for (size_t c = 0; c < v->cols; c++) {
                 size_t i = v->base + r * v->row_stride + c * v->col_stride;
                 if (q->codes) q->codes[i] = nc;
+                if (q->codes8) q->codes8[i] = (uint8_t)nc;
                 if (q->deq) q->deq[i] = NAN;
             }
         return scale;
     }
     int se = (int)scale - 127;
     if (q->fast) {
-        fast_block(q->fast, v, q->x, q->deq, q->codes, se);
+        fast_block(q->fast, v, q->x, q->deq, q->codes, q->codes8, se);
         return scale;
     }
     mx_encode_opts enc = s->enc;
@@ -456,6 +540,7 @@ static uint8_t quantize_block(const quant_ctx *q, const block_view *v)
             unpack_f32(q->x[i], &sign, &sig, &exp);
             uint32_t code = mx_round_pack(&s->elem, sign, sig, exp - se, &enc, NULL);
             if (q->codes) q->codes[i] = (uint16_t)code;
+            if (q->codes8) q->codes8[i] = (uint8_t)code;
             if (q->deq) {
                 /* a value that rounds to zero keeps its sign, also where the
                  * format has no -0 code (MXINT8), as microxcaling's output does */
@@ -514,13 +599,58 @@ static void quant_one(const block_view *v, size_t si, void *p)
 int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x,
                       uint16_t *codes, uint8_t *scales, float *deq, char *err, size_t errlen)
 {
+    return mx_block_quantize_ex(s, sh, x, codes, NULL, scales, deq, MX_SIMD_AUTO, err, errlen);
+}
+
+int mx_block_quantize_ex(const mx_block_spec *s, const mx_shape *sh, const float *x,
+                         uint16_t *codes16, uint8_t *codes8, uint8_t *scales, float *deq,
+                         mx_simd simd, char *err, size_t errlen)
+{
     mx_shape ssh;
+    (void)simd; /* one vector width only on other targets */
     if (mx_block_scale_shape(s, sh, &ssh, err, errlen)) return -1;
+    if (codes16 && codes8) {
+        snprintf(err, errlen, "codes as uint16 and as bytes at once");
+        return -1;
+    }
+    if (codes8 && s->elem.bits > 8) {
+        snprintf(err, errlen, "%s has %d-bit codes: they do not fit in bytes", s->elem.name, s->elem.bits);
+        return -1;
+    }
     fast_table fast;
-    quant_ctx q = {s, x, codes, scales, deq, NULL};
-    if ((codes || deq) && fast_path_ok(s)) {
+    quant_ctx q = {s, x, codes16, codes8, scales, deq, NULL};
+    const int want_codes = codes16 || codes8;
+    if ((want_codes || deq) && fast_path_ok(s)) {
         fast_table_init(s, &fast);
         q.fast = &fast;
+    }
+    /* consecutive blocks (nothing after the block axis) on the run kernels;
+     * the axis is only checked (mx_block_scale_shape) for 1-D blocks */
+    const int a = s->tile_rows > 0 ? 0 : s->axis < 0 ? s->axis + sh->ndim : s->axis;
+    size_t outer = 1, inner = 1;
+    for (int d = 0; d < a; d++) outer *= sh->dim[d];
+    for (int d = a + 1; d < sh->ndim; d++) inner *= sh->dim[d];
+    if (q.fast && fast.magic_closed && (fast.closed || !want_codes) && s->tile_rows == 0 && inner == 1) {
+        const size_t len = sh->dim[a], k = (size_t)s->block, nb = (len + k - 1) / k;
+        const uint16_t nan_code = (uint16_t)nan_element_code(&s->elem);
+        for (size_t o = 0; o < outer; o++) {
+            const size_t off = o * len;
+            const mxb_run run = {x + off, len, k, deq ? deq + off : NULL, codes16 ? codes16 + off : NULL,
+                                 codes8 ? codes8 + off : NULL, scales ? scales + o * nb : NULL, nan_code};
+#ifdef MXB_HAVE_AVX2
+            if (simd == MX_SIMD_AUTO && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl")) {
+                mxb_runs_v16(&fast, s, &run);
+                continue;
+            }
+            if ((simd == MX_SIMD_AUTO || simd == MX_SIMD_AVX2) && __builtin_cpu_supports("avx2")) {
+                mxb_runs_v8(&fast, s, &run);
+                continue;
+            }
+#endif
+            mxb_runs_v4(&fast, s, &run);
+        }
+        return 0;
     }
     for_each_block(s, sh, quant_one, &q);
     return 0;

@@ -57,6 +57,18 @@ int mx_block_quantize(const mx_block_spec *s, const mx_shape *sh, const float *x
                       uint16_t *codes, uint8_t *scales, float *deq,
                       char *err, size_t errlen);
 
+/* mx_block_quantize with the choice of code width and of vector unit:
+ * codes16 or codes8 (at most one non-NULL; codes8 needs elem.bits <= 8, the
+ * codes as bytes without a uint16 pass), and simd: MX_SIMD_AUTO takes the
+ * widest vectors the CPU has (x86-64: AVX-512, AVX2), MX_SIMD_AVX2 at most
+ * AVX2, MX_SIMD_PORTABLE the 4-lane vectors of the build target.  Every
+ * choice gives the same bits (tests compare them).  Returns 0, or -1 with a
+ * message in err. */
+typedef enum { MX_SIMD_AUTO = 0, MX_SIMD_PORTABLE = 1, MX_SIMD_AVX2 = 2 } mx_simd;
+int mx_block_quantize_ex(const mx_block_spec *s, const mx_shape *sh, const float *x,
+                         uint16_t *codes16, uint8_t *codes8, uint8_t *scales, float *deq,
+                         mx_simd simd, char *err, size_t errlen);
+
 /* Dequantizes codes with their scales. */
 void mx_block_dequantize(const mx_block_spec *s, const mx_shape *sh, const uint16_t *codes,
                          const uint8_t *scales, float *out);
