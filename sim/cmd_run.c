@@ -615,9 +615,9 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
                c->dram.name, t->dram_energy_pj * 1e-6, t->dram_act, t->dram_pre, t->dram_ref, t->dram_row_hits,
                t->dram_row_misses);
     else if (t->dram_model)
-        printf("dram (%s): %.1f uJ, %lld activates, %lld refreshes (analytic: each tile transfer probed alone on the "
-               "DRAM model, background from a calibration probe, refreshes by the REF schedule; row hits and "
-               "refresh stalls only with --engine cycle)\n",
+        printf("dram (%s): %.1f uJ, %lld activates, %lld refreshes (analytic: each tile transfer probed on the "
+               "DRAM model alone or after its neighbour, background per rank touched, refreshes by the REF "
+               "schedule; row hits and refresh stalls only with --engine cycle)\n",
                c->dram.name, t->dram_energy_pj * 1e-6, t->dram_act, t->dram_ref);
     if (o->functional) {
         printf("numerics: QSNR %.2f dB, max |error| %.4g over %lld checked outputs%s\n", t->qsnr_db,
