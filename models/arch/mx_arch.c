@@ -1182,7 +1182,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (19 + 10 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (19 + 11 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1226,7 +1226,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = (long long)(uintptr_t)w->wq.b[j].ald; /* one memo entry: one future */
         k->v[n++] = w->wq.b[j].block;
         k->v[n++] = w->wq.b[j].cyc_after_st;
-        k->v[n++] = w->wq.b[j].lat * 4096 + w->wq.b[j].lat_after_st;
+        k->v[n++] = w->wq.b[j].lat;
+        k->v[n++] = w->wq.b[j].lat_after_st;
         k->v[n++] = (long long)(w->wq.b[j].ranks >> 1) * 2 + (long long)(w->wq.b[j].ranks & 1);
         k->v[n++] = w->wq.b[j].bursts * 4 + w->wq.b[j].cls;
         k->v[n++] = w->wq.b[j].rest;
