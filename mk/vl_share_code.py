@@ -138,10 +138,60 @@ def main():
         with open(f + '.tmp', 'w') as fo:
             fo.write('\n'.join(lines))
         os.replace(f + '.tmp', f)
-    dropped = prune(d, prefix) if shared else 0
+    localized = localize(d, prefix, users, kind)
+    dropped = prune(d, prefix) if shared or localized else 0
     print('vl_share_code.py: %s: %d per-instance functions now call an identical one (%d groups); '
-          '%d temporaries of the replaced copies dropped' % (d, shared, sum(1 for m in groups.values() if len(m) > 1), dropped))
+          '%d temporaries made local variables; %d members dropped'
+          % (d, shared, sum(1 for m in groups.values() if len(m) > 1), localized, dropped))
     return 0
+
+
+MEMBER = re.compile(r'^\s+(CData|SData|IData|QData)(/\*[^*]*\*/)? (__Vfunc_\w+);$')
+
+
+def localize(d, prefix, users, kind):
+    """In each function left with a body, the temporaries only it names
+    become local variables (what Verilator's V3Localize does for other
+    block temporaries; it leaves these because the settle and clocked copies
+    of the same logic name the same members): the compiler can then keep
+    them in registers and fold the constant arguments of minifloat() instead
+    of storing every step to the object.  Only a temporary whose first use
+    is an assignment, of a type up to 64 bits; each starts at 0 per call,
+    as the constructor leaves the member."""
+    types = {}
+    for h in glob.glob(os.path.join(d, prefix + '*.h')):
+        for l in open(h):
+            m = MEMBER.match(l.rstrip('\n'))
+            if m:
+                types[m.group(3)] = m.group(1)
+    n = 0
+    for f in sorted(glob.glob(os.path.join(d, prefix + '*.cpp'))):
+        lines, fns = functions(f)
+        changed = False
+        for name, _, a, b in sorted(fns, key=lambda x: -x[2]):
+            body = '\n'.join(lines[a + 1:b])
+            temps = sorted(set(VFUNC.findall(body)))
+            loc = []
+            for t in temps:
+                if users.get((kind[f], t)) != {name} or t not in types:
+                    continue
+                first = body.find('vlSelf->' + t)
+                if first < 0 or not re.match(r'\s*=(?!=)', body[first + len('vlSelf->' + t):]):
+                    continue
+                loc.append(t)
+            if not loc:
+                continue
+            for t in loc:
+                body = re.sub(r'vlSelf->' + t + r'\b', '__Vloc_' + t[len('__Vfunc_'):], body)
+            decl = ['    %s __Vloc_%s = 0;' % (types[t], t[len('__Vfunc_'):]) for t in loc]
+            lines[a + 1:b] = decl + body.split('\n')
+            n += len(loc)
+            changed = True
+        if changed:
+            with open(f + '.tmp', 'w') as fo:
+                fo.write('\n'.join(lines))
+            os.replace(f + '.tmp', f)
+    return n
 
 
 CTOR_RESET = re.compile(r'^(VL_ATTR_COLD )?void \w+___ctor_var_reset\w*\(.*\{$')
