@@ -147,6 +147,12 @@ cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
 	  s2=$$(grep -h "^$$f.*{ .*(vlSelf); }$$" $$d/*.cpp | wc -l); n=$$((b + s2)); r=$$((b - s1)); \
 	  if [ $$n -lt 16 ] || [ $$r -gt 4 ]; then echo "cosim-array: $$d: $$r of $$n PE clocked functions not shared (mk/vl_share_code.py)"; exit 1; fi; \
 	  echo "cosim-array: $$d: $$((n - r)) of $$n PE clocked functions call a shared one"
+	@# bench mode (--repeat): the replays of the RTL alone and of the C model alone give the checked run's outputs
+	@$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3 --quiet --repeat 2 \
+	  >$(CA_DIR)/bench.log || { cat $(CA_DIR)/bench.log; echo "cosim-array: --repeat 2 failed"; exit 1; }; \
+	  grep -q "^bench-array  4x4  L=4: 766 cycles x 2 runs, cycles per CPU-second: RTL (Verilated) *[0-9]* | C register model *[0-9]* |" \
+	  $(CA_DIR)/bench.log || { cat $(CA_DIR)/bench.log; echo "cosim-array: --repeat 2: no bench line"; exit 1; }; \
+	  echo "cosim-array: --repeat 2: RTL and C model replays reproduce the checked run"
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 4 --backpressure 0.5 --quiet
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_bf16.yaml -t tests/systemc/sc_small_bf16.csv --seed 5
