@@ -38,21 +38,28 @@ CA_LIBS   := -lyaml-cpp -linih -lz -lpthread -lm
 #   $(CA_DIR)/mxsim-cosim-array-RxCxL         harness for that size
 #   $(CA_DIR)/vlb_RxCxL/, $(CA_DIR)/mxsim-cosim-array-bench-RxCxL: no tracing (bench)
 # The same Verilator flags for both (CA_VLFLAGS) and mk/cosim_array.vlt (the
-# PE's input ports public, so that all R x C PEs share one copy of its code:
-# docs/SYSTEMC.md "Array co-simulation speed"); C++ of the model at -Os.
+# PE's input ports public, so that all R x C PEs can share one copy of its
+# code), then mk/vl_share_code.py (shares the copies Verilator still makes per
+# instance, docs/SYSTEMC.md "Array co-simulation speed"); C++ of the model at
+# -O2 (the shared code is small: -O2 1.09x -Os at 8x8, -O3 no better).
 ca_dim     = $(word $(2),$(subst x, ,$(1)))
 # -G parameters / -D macros of the stem's tile (none for RxCxL)
 ca_tile_g  = $(if $(call ca_dim,$(1),4),-GTR=$(call ca_dim,$(1),4) -GTC=$(call ca_dim,$(1),5))
 ca_tile_d  = $(if $(call ca_dim,$(1),4),-DARR_TR=$(call ca_dim,$(1),4) -DARR_TC=$(call ca_dim,$(1),5))
-CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl -GALIGN_W=32 --prefix Vmx_array_ctrl
-CA_VLOPT   ?= OPT_FAST=-Os OPT_SLOW=-O0 OPT_GLOBAL=-O1
-# $(call ca_verilate,DIR,STEM,TRACE)
+CA_VLFLAGS ?= -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl -GALIGN_W=32
+CA_VLOPT   ?= OPT_FAST=-O2 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+# 0: leave each instance's copy of its code (mk/vl_share_code.py; to measure it)
+CA_SHARE_CODE ?= 1
+# $(call ca_verilate,DIR,STEM,MODE,PREFIX): MODE "--cc [--trace-fst]" (the
+# harness: input-combinational skip patched in, mk/vl_skip_ico.sh) or "--sc"
+# (the SystemC RTL back-end, mk/systemc.mk: Verilator's own schedule)
 define ca_verilate
 	@rm -rf $(1); mkdir -p $(1)
-	$(CA_VL) --cc $(3) $(CA_VLFLAGS) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
+	$(CA_VL) $(3) $(CA_VLFLAGS) --prefix $(4) -GR=$(call ca_dim,$(2),1) -GC=$(call ca_dim,$(2),2) -GLANES=$(call ca_dim,$(2),3) \
 	  $(call ca_tile_g,$(2)) -Mdir $(1) $(CA_VLT) $(CA_RTL)
-	sh mk/vl_skip_ico.sh $(1)
-	+$(MAKE) -s -C $(1) -f Vmx_array_ctrl.mk Vmx_array_ctrl__ALL.a $(CA_VLOPT)
+	$(if $(filter --cc,$(3)),sh mk/vl_skip_ico.sh $(1))
+	$(if $(filter 1,$(CA_SHARE_CODE)),python3 mk/vl_share_code.py $(1) $(4))
+	+$(MAKE) -s -C $(1) -f $(4).mk $(4)__ALL.a $(CA_VLOPT)
 endef
 # $(call ca_harness_cxx,VLDIR,STEM,NOTRACE)
 define ca_harness_cxx
@@ -62,10 +69,12 @@ define ca_harness_cxx
 	  -MMD -MP $(SANFLAGS) -c $< -o $@
 endef
 
-$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
-	$(call ca_verilate,$(CA_DIR)/vl_$*,$*,--trace-fst)
-$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLT)
-	$(call ca_verilate,$(CA_DIR)/vlb_$*,$*,)
+# what a generated model depends on besides the RTL: the .vlt and the two scripts that edit Verilator's output
+CA_VLGEN := $(CA_VLT) mk/vl_skip_ico.sh mk/vl_share_code.py
+$(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLGEN)
+	$(call ca_verilate,$(CA_DIR)/vl_$*,$*,--cc --trace-fst,Vmx_array_ctrl)
+$(CA_DIR)/vlb_%/Vmx_array_ctrl__ALL.a: $(CA_RTL) $(CA_VLGEN)
+	$(call ca_verilate,$(CA_DIR)/vlb_$*,$*,--cc,Vmx_array_ctrl)
 
 $(CA_DIR)/obj_%/cosim_array_main.o: sim/cosim_array/cosim_array_main.cpp $(CA_DIR)/vl_%/Vmx_array_ctrl__ALL.a
 	$(call ca_harness_cxx,$(CA_DIR)/vl_$*,$*,)
@@ -132,6 +141,18 @@ lint:: lint-array
 # Every run also checks start-to-done against tile_done_schedule (without
 # back-pressure exactly, with it within [unthrottled, + blocked output cycles]).
 cosim-array: $(BUILD)/mxsim-cosim-array $(BUILD)/mxsim lint-array
+	@# mk/vl_share_code.py: the PEs' clocked code has one body (or two) for PE (0, 0) and one (or two) for the 15 others
+	@d=$(CA_DIR)/vl_4x4x4; f="void Vmx_array_ctrl_mx_pe[A-Za-z0-9_]*_nba_sequent__TOP__"; \
+	  b=$$(grep -h "^VL_INLINE_OPT $$f" $$d/*.cpp | wc -l); s1=$$(grep -h "^    // mk/vl_share_code.py: the same logic as" $$d/*.cpp | wc -l); \
+	  s2=$$(grep -h "^$$f.*{ .*(vlSelf); }$$" $$d/*.cpp | wc -l); n=$$((b + s2)); r=$$((b - s1)); \
+	  if [ $$n -lt 16 ] || [ $$r -gt 4 ]; then echo "cosim-array: $$d: $$r of $$n PE clocked functions not shared (mk/vl_share_code.py)"; exit 1; fi; \
+	  echo "cosim-array: $$d: $$((n - r)) of $$n PE clocked functions call a shared one"
+	@# bench mode (--repeat): the replays of the RTL alone and of the C model alone give the checked run's outputs
+	@$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3 --quiet --repeat 2 \
+	  >$(CA_DIR)/bench.log || { cat $(CA_DIR)/bench.log; echo "cosim-array: --repeat 2 failed"; exit 1; }; \
+	  grep -q "^bench-array  4x4  L=4: 766 cycles x 2 runs, cycles per CPU-second: RTL (Verilated) *[0-9]* | C register model *[0-9]* |" \
+	  $(CA_DIR)/bench.log || { cat $(CA_DIR)/bench.log; echo "cosim-array: --repeat 2: no bench line"; exit 1; }; \
+	  echo "cosim-array: --repeat 2: RTL and C model replays reproduce the checked run"
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 3
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_mxsf.yaml -t tests/systemc/sc_small.csv --seed 4 --backpressure 0.5 --quiet
 	$(BUILD)/mxsim-cosim-array -c tests/systemc/sc_bf16.yaml -t tests/systemc/sc_small_bf16.csv --seed 5

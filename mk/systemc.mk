@@ -38,12 +38,11 @@ $(SC_DIR)/obj/%.o: sim/systemc/%.cpp
 	@mkdir -p $(dir $@)
 	$(CXX) $(SC_CXXFLAGS) -c $< -o $@
 
-# rtl/mx_array_ctrl.sv as a SystemC module: verilator --sc, SC_ARRAY's size
-$(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a: $(CA_RTL)
-	@mkdir -p $(SC_VLDIR)
-	$(CA_VL) --sc -Wall -Irtl --x-assign fast --x-initial fast --top-module mx_array_ctrl \
-	  -GR=$(SC_R) -GC=$(SC_C) -GLANES=$(SC_L) -GALIGN_W=32 --prefix Vmx_array_ctrl_sc -Mdir $(SC_VLDIR) $(CA_RTL)
-	+$(MAKE) -s -C $(SC_VLDIR) -f Vmx_array_ctrl_sc.mk Vmx_array_ctrl_sc__ALL.a OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1
+# rtl/mx_array_ctrl.sv as a SystemC module: verilator --sc, SC_ARRAY's size,
+# the array co-simulation's Verilator flags, mk/cosim_array.vlt (one copy of
+# the PE's code for all PEs) and C++ flags (mk/cosim_array.mk ca_verilate)
+$(SC_VLDIR)/Vmx_array_ctrl_sc__ALL.a: $(CA_RTL) $(CA_VLGEN)
+	$(call ca_verilate,$(SC_VLDIR),$(SC_ARRAY),--sc,Vmx_array_ctrl_sc)
 
 $(SC_DIR)/rt/%.o: $(CA_VLROOT)/include/%.cpp
 	@mkdir -p $(dir $@)

@@ -28,8 +28,12 @@
  * RTL (engine_config below); its start-to-done, rqu_end - start of the tile
  * record, must equal the RTL's unthrottled start-to-done: one MISMATCH
  * line per differing tile (all tiles are run), a PASS line otherwise.
- * Exit 0 all equal, 2 bad input.  --repeat N runs the trace N times and
- * prints simulated cycles per second of the RTL and of the C twin (bench).
+ * Exit 0 all equal, 2 bad input.  --repeat N (bench) runs the trace N
+ * times, then replays the first run's per-cycle inputs N times on the RTL
+ * alone and on the C register model alone (outputs must hash as in the
+ * checked run), and prints simulated cycles per CPU-second of the RTL, the
+ * C register model, the C core's values and the whole co-simulation, and
+ * the wall-clock rates of the lock-step runs.
  *
  * Bounds and progress: --gemms N runs the trace's first N GEMMs, --gemm I
  * only GEMM I (0-based; what a mismatch report's rerun line uses),
@@ -56,6 +60,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <deque>
 #include <memory>
 #include <string>
@@ -331,6 +336,15 @@ static double now_s()
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
+/* This thread's CPU time (the bench's rates: the machine may be shared, so
+ * wall time would count other processes' time slices). */
+static double cpu_s()
+{
+    timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Command-line options. */
 struct ca_opts {
     const char *cpath = nullptr, *tpath = nullptr, *fst_path = nullptr, *data_dir = nullptr;
@@ -442,6 +456,13 @@ struct ca_run {
     long long bp_gemms = 0, bp_exact = 0, bp_extra = 0, bp_blocked = 0;
     long long eng_tiles = 0, eng_bad = 0;
     double t_rtl = 0, t_model = 0, t_core = 0;
+    /* bench (--repeat N > 1): each GEMM's per-cycle inputs and a hash of the
+     * RTL's outputs in the checked run, replayed N times on the RTL alone and
+     * on the C register model alone under CPU time (bench_replay) */
+    std::vector<std::vector<tile_cycle_in>> rec_in;
+    std::vector<uint64_t> rec_hash_rtl, rec_hash_model;
+    long long cpu_cycles = 0;
+    double cpu_rtl = 0, cpu_model = 0, cpu_core = 0, cpu_cosim = 0;
     int rc = 0;
 
     void show_progress(size_t gi, bool final) const
@@ -675,9 +696,10 @@ static int prepare_gemm(ca_run &x, size_t gi, mx_sc_job &j, std::vector<uint32_t
         e = mx_sc_quantize(cfg, af.data(), bf.data(), j);
     }
     if (!e.empty()) { fprintf(stderr, "mxsim-cosim-array: %s:%d: %s\n", tpath, g.line, e.c_str()); return 2; }
-    const double tc0 = now_s();
+    const double tc0 = now_s(), cc0 = cpu_s();
     mx_sc_c_outputs(cfg, j, expect);
     x.t_core += now_s() - tc0;
+    x.cpu_core += cpu_s() - cc0;
     tile_pack(j, ARR_R, ARR_C, ARR_L, cfg.mxsf_fp5_bias, x.out_fmt, d, sram);
     if ((long long)sram.a[0].size() / ARR_L > TILE_FIELD_MAX || (long long)sram.b[0].size() / ARR_L > TILE_FIELD_MAX) {
         fprintf(stderr, "mxsim-cosim-array: %s:%d: operands exceed the 32-bit SRAM address space\n", tpath, g.line);
@@ -796,6 +818,20 @@ static int collect_blocks(const tile_cycle_out &mo, const tile_cycle_in &in, con
     return 0;
 }
 
+/* FNV-1a of one cycle's outputs, chained: the bench replays must
+ * reproduce the checked run's. */
+static uint64_t hash_cycle(const tile_cycle_out &o, uint64_t h)
+{
+    auto mix = [&h](uint64_t v) { h = (h ^ v) * 0x100000001b3ull; };
+    mix((uint64_t)o.busy | (uint64_t)o.done << 1 | (uint64_t)o.rd << 2 | (uint64_t)o.issue << 3);
+    mix(((uint64_t)o.a_addr << 32) | o.b_addr);
+    for (size_t i = 0; i < o.pe_done.size(); i++) mix((uint64_t)o.pe_done[i]);
+    for (size_t c = 0; c < o.blk_valid.size(); c++)
+        if (o.blk_valid[c])
+            for (int r = 0; r < ARR_R; r++) mix((uint64_t)o.vals[c * ARR_R + (size_t)r] << 8 | o.codes[c * ARR_R + (size_t)r]);
+    return h;
+}
+
 static int run_gemm(ca_run &x, size_t gi, int rep)
 {
     const char *cpath = x.o.cpath, *tpath = x.o.tpath, *fst_path = x.o.fst_path, *data_dir = x.o.data_dir;
@@ -839,6 +875,15 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
     model.reset();
     tile_cycle_in in = tile_cycle_in_idle(d, ARR_R, ARR_C, ARR_L);
     reset_rtl(x, in);
+    /* bench: record this GEMM's inputs and output hashes (first repetition) */
+    const bool rec = x.o.repeat > 1 && rep == 0;
+    uint64_t h_rtl = 0xcbf29ce484222325ull, h_model = h_rtl;
+    if (rec) {
+        x.rec_in.resize(tr.n);
+        x.rec_hash_rtl.resize(tr.n);
+        x.rec_hash_model.resize(tr.n);
+        x.rec_in[gi].assign(1, in);
+    }
     const uint64_t gemm_t0 = vtime;
     /* per PE: results seen in this GEMM (which fold's output is next) */
     std::vector<long long> pe_cnt((size_t)(ARR_R * ARR_C), 0);
@@ -887,6 +932,11 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
         double t2 = now_s();
         t_model += t1 - t0;
         t_rtl += t2 - t1;
+        if (rec) {
+            x.rec_in[gi].push_back(in);
+            h_rtl = hash_cycle(ro, h_rtl);
+            h_model = hash_cycle(mo, h_model);
+        }
         /* compare this cycle's outputs */
         auto fail = [&](const char *field, int r, int c, uint64_t exp, uint64_t act) {
             fprintf(stderr,
@@ -939,6 +989,10 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
                         mm.r >= 0 && mm.c >= 0 ? model.pe_value(mm.r, mm.c) : 0,
                         mm.r >= 0 && mm.c >= 0 && pe_visible ? pe_q[(size_t)(mm.r * ARR_C + mm.c)] : nullptr, gemm_t0);
     if (rc || cut) return rc;
+    if (rec) {
+        x.rec_hash_rtl[gi] = h_rtl;
+        x.rec_hash_model[gi] = h_model;
+    }
     const long long want = j.M * j.N;
     for (long long k = 0; k < want; k++)
         if (!have[(size_t)k] || got[(size_t)k] != expect[(size_t)k]) {
@@ -961,6 +1015,62 @@ static int run_gemm(ca_run &x, size_t gi, int rep)
                mx_tile_compute_cycles(&cfg, j.M, j.N, j.K), cyc, want,
                out_fmt >= 0 ? " + codes/scales" : "", from_note.c_str());
     return rc;
+}
+
+/* Bench (--repeat N): the RTL alone, then the C register model alone, on
+ * the inputs recorded in the checked run, N times each, under this
+ * thread's CPU time; each replay must give the checked run's outputs (hash).
+ * A recorded GEMM is its idle reset input, then one input per cycle; the
+ * last cycle (done seen) has no clock edge, as in run_gemm.  0, or 1 after a
+ * message. */
+static int bench_replay(ca_run &x)
+{
+    const long long saved_run_cycles = x.run_cycles;
+    tile_cycle_out o;
+    double c0 = cpu_s();
+    for (int rep = 0; rep < x.o.repeat; rep++)
+        for (size_t gi = x.g_lo; gi < x.g_hi; gi++) {
+            const std::vector<tile_cycle_in> &ins = x.rec_in[gi];
+            reset_rtl(x, ins[0]);
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t k = 1; k < ins.size(); k++) {
+                rtl_tile::drive(x.top, ins[k]);
+                x.top->clk_i = 0;
+                x.top->eval();
+                rtl_tile::read(x.top, o);
+                h = hash_cycle(o, h);
+                if (k + 1 == ins.size()) break;
+                x.top->clk_i = 1;
+                mx_vl_skip_ico = x.skip_ico;
+                x.top->eval();
+                mx_vl_skip_ico = 0;
+            }
+            if (h != x.rec_hash_rtl[gi]) {
+                fprintf(stderr, "mxsim-cosim-array: bench: the RTL replay of GEMM %zu differs from its checked run\n", gi);
+                return 1;
+            }
+            x.cpu_cycles += (long long)ins.size() + 1; /* 2 reset cycles + cycles 0..done-1, as all_cycles */
+        }
+    x.cpu_rtl = cpu_s() - c0;
+    c0 = cpu_s();
+    for (int rep = 0; rep < x.o.repeat; rep++)
+        for (size_t gi = x.g_lo; gi < x.g_hi; gi++) {
+            const std::vector<tile_cycle_in> &ins = x.rec_in[gi];
+            x.model->reset();
+            uint64_t h = 0xcbf29ce484222325ull;
+            for (size_t k = 1; k < ins.size(); k++) {
+                x.model->comb(ins[k], o);
+                h = hash_cycle(o, h);
+                if (k + 1 < ins.size()) x.model->tick();
+            }
+            if (h != x.rec_hash_model[gi]) {
+                fprintf(stderr, "mxsim-cosim-array: bench: the C model replay of GEMM %zu differs from its checked run\n", gi);
+                return 1;
+            }
+        }
+    x.cpu_model = cpu_s() - c0;
+    x.run_cycles = saved_run_cycles;
+    return 0;
 }
 
 /* The run's closing lines (cut, range, equality, back-pressure, engine, bench). */
@@ -1011,11 +1121,16 @@ static int print_summary(ca_run &x)
         }
     }
     if (rc == 0) {
-        if (repeat > 1)
-            printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs: RTL (Verilated) %9.0f cycles/s | C register model %9.0f cycles/s | "
-                   "C core values (mx_pe_dot) %10.0f array-cycles/s\n",
-                   ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)all_cycles / t_rtl, (double)all_cycles / t_model,
-                   (double)all_cycles / t_core);
+        if (repeat > 1) {
+            /* per CPU-second: RTL and C model replayed alone, the C core's values, the whole checked co-simulation */
+            printf("bench-array %2dx%-2d L=%d: %lld cycles x %d runs, cycles per CPU-second: RTL (Verilated) %9.0f | "
+                   "C register model %9.0f | C core values (mx_pe_dot) %10.0f | whole co-simulation %9.0f\n",
+                   ARR_R, ARR_C, ARR_L, all_cycles / repeat, repeat, (double)x.cpu_cycles / x.cpu_rtl,
+                   (double)x.cpu_cycles / x.cpu_model, (double)all_cycles / x.cpu_core, (double)all_cycles / x.cpu_cosim);
+            printf("bench-array %2dx%-2d L=%d: wall, in lock step: RTL (Verilated) %9.0f cycles/s | C register model %9.0f cycles/s | "
+                   "C core values %10.0f array-cycles/s\n",
+                   ARR_R, ARR_C, ARR_L, (double)all_cycles / t_rtl, (double)all_cycles / t_model, (double)all_cycles / t_core);
+        }
     }
     return rc;
 }
@@ -1033,8 +1148,11 @@ int main(int argc, char **argv)
     }
     x.t_start = x.t_prog = now_s();
     x.model.reset(new array_ctrl_twin(x.acfg));
+    const double cosim0 = cpu_s();
     for (int rep = 0; rep < o.repeat && x.rc == 0; rep++)
         for (size_t gi = x.g_lo; gi < x.g_hi && x.rc == 0 && !x.cut; gi++) x.rc = run_gemm(x, gi, rep);
+    x.cpu_cosim = cpu_s() - cosim0;
+    if (x.rc == 0 && !x.cut && o.repeat > 1) x.rc = bench_replay(x);
     const int rc = print_summary(x);
     if (x.fst) { x.fst->close(); delete x.fst; }
     x.top->final();
