@@ -1,7 +1,8 @@
 /* bench_func.c — functional mode (mx_arch_gemm_functional): bit-exact MACs per
  * CPU second on a 256x256x1024 GEMM (no sampling) per format, against a
  * baseline measured in the same run: a plain C FP32 GEMM of the same shape
- * (numpy is not installed on the reference machine, so no BLAS figure).
+ * and numpy's FP32 matmul (mk/bench_numpy.py under Debian's python3, which
+ * make deps gives numpy; $MXSIM_PYTHON overrides), one thread and all.
  *
  * Speed is MACs / CPU time (user+sys of the process, getrusage), so other
  * jobs on the machine slow the figure less than wall time would; with
@@ -67,7 +68,37 @@ static void bench_baseline(const char *name, void (*fn)(const float *, const flo
            worst / 1e6, best / 1e6, (double)C[7]);
 }
 
-static void bench_format(const char *fmt, int tile, int reps, int threads)
+/* numpy's FP32 matmul of the same shape with `threads` BLAS threads (0:
+ * the library's default, all CPUs): MAC/s per CPU-second and of wall time;
+ * 0 when it cannot run (the reason printed). */
+static int bench_numpy(int threads, double *per_cpu, double *wall)
+{
+    const char *py = getenv("MXSIM_PYTHON") ? getenv("MXSIM_PYTHON") : "/usr/bin/python3";
+    char cmd[1024], th[64] = "", ver[64] = "?";
+    if (threads > 0)
+        snprintf(th, sizeof th, "OPENBLAS_NUM_THREADS=%d OMP_NUM_THREADS=%d ", threads, threads);
+    snprintf(cmd, sizeof cmd, "%s'%s' '%s/mk/bench_numpy.py' 2>&1", th, py, MXSIM_SRC_DIR);
+    FILE *f = popen(cmd, "r");
+    char line[512] = "";
+    if (!f || !fgets(line, sizeof line, f)) {
+        if (f) pclose(f);
+        printf("  baseline numpy: could not run %s\n", cmd);
+        return 0;
+    }
+    const int st = pclose(f);
+    double c7 = 0;
+    if (st != 0 || sscanf(line, "%lf %lf %63s %lf", per_cpu, wall, ver, &c7) != 4) {
+        printf("  baseline numpy: %s", line);
+        return 0;
+    }
+    printf("  baseline numpy %s FP32 matmul %dx%dx%d, %-9s: %7.0f M MAC/s per core (CPU time, best of 7), "
+           "best wall %7.0f M MAC/s  (C[7] %g)\n", ver, BM, BN, BK, threads > 0 ? "1 thread" : "all CPUs",
+           *per_cpu / 1e6, *wall / 1e6, c7);
+    return 1;
+}
+
+/* Returns the best MAC/s per CPU-second (*wall_best: of wall time). */
+static double bench_format(const char *fmt, int tile, int reps, int threads, double *wall_best)
 {
     mx_arch_config c;
     mx_arch_config_default(&c);
@@ -88,7 +119,7 @@ static void bench_format(const char *fmt, int tile, int reps, int threads)
         double c0 = cpu_now(), w0 = mx_bench_now();
         int rc = mx_arch_gemm_functional_mt(&c, &g, &d, &s, NULL, threads, err, sizeof err);
         double dt = cpu_now() - c0, wt = mx_bench_now() - w0;
-        if (rc != 0) { printf("  %s: error %s\n", fmt, err); return; }
+        if (rc != 0) { printf("  %s: error %s\n", fmt, err); return 0; }
         double macs = (double)BM * BN * BK / (dt > 1e-9 ? dt : 1e-9);
         double wmacs = (double)BM * BN * BK / (wt > 1e-9 ? wt : 1e-9);
         if (macs > best) best = macs;
@@ -101,6 +132,8 @@ static void bench_format(const char *fmt, int tile, int reps, int threads)
     printf("  functional %-10s%s %dx%dx%d, %-9s: %7.0f-%7.0f M MAC/s per core (CPU time, %d runs), "
            "best wall %7.0f M MAC/s  (QSNR %.2f dB)\n",
            fmt, tile ? " 8x8" : " 1-D", BM, BN, BK, th, worst / 1e6, best / 1e6, reps, wbest / 1e6, s.qsnr_db);
+    if (wall_best) *wall_best = wbest;
+    return best;
 }
 
 MX_BENCH(func_gemm)
@@ -113,15 +146,21 @@ MX_BENCH(func_gemm)
     bench_baseline("dot", fp32_dot, A, B, C);
     bench_baseline("ikj", fp32_ikj, A, B, C);
     free(A); free(B); free(C);
-    bench_format("mxsf", 8, 5, 1);
-    bench_format("mxsf", 0, 3, 1);
-    bench_format("mxfp8_e2m5", 8, 3, 1);
-    bench_format("mxint8", 8, 3, 1);
-    bench_format("mxfp8_e4m3", 8, 3, 1);
-    bench_format("mxfp8_e5m2", 8, 3, 1);
-    bench_format("bf16", 0, 3, 1);
-    bench_format("mxsf", 8, 5, 2);
-    bench_format("mxfp8_e4m3", 8, 3, 2);
-    bench_format("bf16", 0, 3, 2);
-    bench_format("mxsf", 8, 3, 0);
+    double np1 = 0, np1w = 0, npa = 0, npaw = 0;
+    const int have_np = bench_numpy(1, &np1, &np1w) && bench_numpy(0, &npa, &npaw);
+    const double mx1 = bench_format("mxsf", 8, 5, 1, NULL);
+    bench_format("mxsf", 0, 3, 1, NULL);
+    bench_format("mxfp8_e2m5", 8, 3, 1, NULL);
+    bench_format("mxint8", 8, 3, 1, NULL);
+    bench_format("mxfp8_e4m3", 8, 3, 1, NULL);
+    bench_format("mxfp8_e5m2", 8, 3, 1, NULL);
+    bench_format("bf16", 0, 3, 1, NULL);
+    bench_format("mxsf", 8, 5, 2, NULL);
+    bench_format("mxfp8_e4m3", 8, 3, 2, NULL);
+    bench_format("bf16", 0, 3, 2, NULL);
+    double mxaw = 0;
+    bench_format("mxsf", 8, 3, 0, &mxaw);
+    if (have_np && np1 > 0 && npaw > 0)
+        printf("  functional mxsf 8x8 / numpy FP32 matmul: %.3f per core (1 thread, CPU time), %.3f on all CPUs "
+               "(wall)\n", mx1 / np1, mxaw / npaw);
 }
