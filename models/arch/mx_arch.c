@@ -620,7 +620,7 @@ static double sram_slowdown(const mx_arch_config *c, const mx_operand_fmt *fa,
 
 /* A transfer timed on the rows the previous one left open (after_of):
  * cycles from its start to its last and first completion, its activates
- * and command energy; cyc < 0: not yet probed. */
+ * and command energy; `have` says which kinds were probed. */
 typedef struct {
     long long cyc, lat;   /* issued once the first one's data is all in; 0: no probe */
     /* issued as its last request left the queue, times from then; issued
@@ -650,10 +650,10 @@ static void after_at_gap(const after_probe *f, long long g, long long *cyc, long
 typedef struct {
     long long t, cyc;     /* ready time, channel cycles */
     long long cyc_follow; /* channel cycles right behind another store */
-    long long cyc_after_st; /* ... the previous store left */
+    long long cyc_after_st; /* on an idle DRAM whose rows the previous store left */
     long long lat, lat_after_st; /* to its first write */
     long long rest;       /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
-    const after_probe *ald; /* on the rows the last load left (NULL: the fields above) */
+    const after_probe *ald; /* on the rows the last load left (NULL: none, cyc and lat as queued) */
     long long block;      /* cycles its first write comes later than an idle write's */
     int started;
     long long mi, ni;     /* its output tile */
