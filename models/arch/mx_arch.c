@@ -1458,6 +1458,20 @@ static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
                            st ? 0 : x->dims_k[r->ki == tl->k_tiles - 1], r->what, 0, 0};
 }
 
+/* The ranks transfer r touches.  Its probe (memoised by shape class) has
+ * the ranks of the class's first tile; where tiles of one class fall on
+ * other ranks (an address mapping with the channel or rank above the
+ * tile's span), the background energy needs this tile's own, until every
+ * rank has been touched. */
+static uint64_t xfer_ranks(const walk_ctx *x, const wr_queue *q, const xfer_ref *r, uint64_t probe_ranks)
+{
+    const int nr = x->c->dram.channels * x->c->dram.ranks;
+    const uint64_t all = nr >= 64 ? ~0ull : (1ull << nr) - 1;
+    if ((q->touched | probe_ranks) == all) return probe_ranks;
+    const mx_probe_xfer f = xfer_of(x, r);
+    return mx_cycle_xfer_ranks(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &f);
+}
+
 /* Transfer r probed alone (memoised by shape class). */
 static const mx_tile_probe *xfer_alone(walk_ctx *x, const xfer_ref *r)
 {
@@ -1666,7 +1680,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
         w->dram_free = mx_llmax(w->dram_free, at + occ);
         w->res_len = 0;
-        dram_busy(&w->wq, at, at + occ, pr->ranks);
+        const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
+        dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
         w->probe_act += pr->act;
         return at + occ + dram_latency(c);
@@ -1696,7 +1711,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         }
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
-        dram_busy(&w->wq, want, w->dram_free, pr->ranks);
+        dram_busy(&w->wq, want, w->dram_free, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->wq.ld_end = w->dram_free;
         w->wq.ld_issue = w->dram_free + dram_latency(c) - read_lag(c);
         w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
@@ -1803,7 +1818,11 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_st = wcyc,
                     .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
-                    .ranks = pw ? pw->ranks : 0, .halves = hold, .bursts = nb};
+                    .halves = hold, .bursts = nb};
+    if (pw) {
+        const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
+        nbt.ranks = xfer_ranks(x, &w->wq, &me, pw->ranks);
+    }
     if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE}, prev = prev_output(x, w->oidx);
         long long f, lat;

@@ -856,6 +856,15 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
     return mx_cycle_probe_seq(c, fa, fb, fo, M, N, K, x, 2, second_at, out);
 }
 
+uint64_t mx_cycle_xfer_ranks(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x)
+{
+    if (!c->dram_model) return 0;
+    mx_dma_stream st;
+    transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
+    return stream_ranks(c, st);
+}
+
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)

@@ -102,6 +102,11 @@ typedef struct {
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2]);
+/* The ranks one transfer's bursts touch (mx_tile_probe.ranks' bits),
+ * without running the DRAM model. */
+uint64_t mx_cycle_xfer_ranks(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                             const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x);
+
 /* As mx_cycle_probe_pair with n = 2; with n = 3 the first two are issued
  * together (as the pair) and the third from second_at on: out[0] is the
  * first group, out[1] the third and the totals.  end_clock: the DRAM clock
