@@ -1162,6 +1162,12 @@ static void tile_ids(const mx_tiling *tl, long long mi, long long ni, long long 
     *b = ki * tl->n_tiles + ni;
 }
 
+/* A tile transfer: the tile and what it moves (MX_PROBE_*; a store's ki is 0). */
+typedef struct {
+    long long mi, ni, ki;
+    int what;
+} xfer_ref;
+
 /* Everything the walk carries from tile to tile. */
 typedef struct {
     long long end1, end2;              /* compute end of tiles t-1, t-2      */
@@ -1169,10 +1175,10 @@ typedef struct {
     long long rqu_free, last_avail;
     long long oidx, t;
     wr_queue wq;                       /* output writes waiting for DRAM     */
-    long long ld_mi, ld_ni, ld_ki;     /* the last load's tile               */
+    xfer_ref ld;                       /* the last load                      */
     long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
     long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
-    int ld_what, ld_cls;               /* what it moved; its class (-1 none) */
+    int ld_cls;                        /* its class (-1 none)                */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
     double probe_pj;
@@ -1291,9 +1297,9 @@ static void walk_shift_tiles(walk_state *w, int coord, long long d)
         if (coord == 0) w->wq.b[j].mi += d;
         if (coord == 1) w->wq.b[j].ni += d;
     }
-    if (coord == 0) { w->wq.last_mi += d; w->ld_mi += d; }
-    if (coord == 1) { w->wq.last_ni += d; w->ld_ni += d; }
-    if (coord == 2) w->ld_ki += d;
+    if (coord == 0) { w->wq.last_mi += d; w->ld.mi += d; }
+    if (coord == 1) { w->wq.last_ni += d; w->ld.ni += d; }
+    if (coord == 2) w->ld.ki += d;
 }
 
 /* Periodicity detector of one loop level: the keys at the start of its
@@ -1424,12 +1430,6 @@ typedef struct {
      * tile, the remainder with the last (as the cycle engine) */
     long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
 } walk_ctx;
-
-/* A tile transfer: the tile and what it moves (MX_PROBE_*; a store's ki is 0). */
-typedef struct {
-    long long mi, ni, ki;
-    int what;
-} xfer_ref;
 
 /* Bursts of a transfer that the one before or after it in a context probe
  * can see (after_of): the controller's queues hold 32 requests, so the
@@ -1630,9 +1630,20 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
 {
     wr_queue *q = &w->wq;
     if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started) return;
-    const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what}, me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
-    const after_probe *ap = after_of(x, &prev, &me, 1);
+    const xfer_ref me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
+    const after_probe *ap = after_of(x, &w->ld, &me, 1);
     q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
+}
+
+/* Load `ld` has left the channel (w->dram_free), its last request the
+ * controller's queue at `issue`: the queued stores now follow it. */
+static void load_done(walk_ctx *x, walk_state *w, xfer_ref ld, long long issue)
+{
+    w->ld = ld;
+    w->ld_cls = xfer_cls(x->tl, &ld);
+    w->wq.ld_end = w->dram_free;
+    w->wq.ld_issue = issue;
+    for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
 }
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
@@ -1658,12 +1669,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->probe_pj += p->cmd_pj;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
-            w->ld_mi = w->ld_ni = w->ld_ki = 0;
-            w->ld_what = XFER_PAIR;
-            w->ld_cls = XFER_PAIR_CLS;
-            w->wq.ld_end = w->dram_free;
-            w->wq.ld_issue = p->cycles - read_lag(c);
-            for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
+            load_done(x, w, (xfer_ref){0, 0, 0, XFER_PAIR}, p->cycles - read_lag(c));
         }
         return p->cycles;
     }
@@ -1699,8 +1705,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         if (want > w->dram_free && w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end) {
             /* on an idle DRAM whose rows the last load left open (stores
              * since then: none) */
-            const xfer_ref prev = {w->ld_mi, w->ld_ni, w->ld_ki, w->ld_what};
-            const after_probe *ap = after_of(x, &prev, &me, 1);
+            const after_probe *ap = after_of(x, &w->ld, &me, 1);
             if (ap->cyc_idle > 0) {
                 long long e, l;
                 after_at_gap(ap, want - w->wq.ld_issue, &e, &l);
@@ -1712,11 +1717,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         long long rd = ref_delay(&x->rs, want, occ);
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, xfer_ranks(x, &w->wq, &me, pr->ranks));
-        w->wq.ld_end = w->dram_free;
-        w->wq.ld_issue = w->dram_free + dram_latency(c) - read_lag(c);
-        w->ld_mi = mi; w->ld_ni = ni; w->ld_ki = ki; w->ld_what = what;
-        w->ld_cls = xfer_cls(tl, &me);
-        for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
+        load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->probe_pj += pj;
         w->probe_act += act;
         return w->dram_free + dram_latency(c);
