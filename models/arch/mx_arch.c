@@ -655,6 +655,7 @@ typedef struct {
     long long rest;       /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
     const after_probe *ald; /* on the rows the last load left (NULL: none, cyc and lat as queued) */
     long long block;      /* cycles its first write comes later than an idle write's */
+    long long cyc_full;   /* its channel cycles as started */
     int started;
     long long mi, ni;     /* its output tile */
     int cls;
@@ -683,6 +684,7 @@ typedef struct {
     long long last_mi, last_ni; /* its output tile */
     int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
     int head, n;
+    long long room;             /* bursts the store DMA keeps queued in the controllers (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
     int held[2];
@@ -740,8 +742,13 @@ static void wr_queue_pop(wr_queue *q, long long end)
     q->last_mi = q->b[i].mi;
     q->last_ni = q->b[i].ni;
     q->last_cls = q->b[i].cls;
+    /* a held half is free once the store's last burst is in the
+     * controllers' write queues: the last `room` bursts are still queued */
+    long long release = end;
+    if (q->room > 0 && q->b[i].bursts > 0)
+        release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * mx_llmin(q->room, q->b[i].bursts) / q->b[i].bursts);
     for (int h = 0; h < 2; h++)
-        if (q->b[i].halves >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
+        if (q->b[i].halves >> h & 1) { q->held[h] = 0; q->out_free[h] = release; }
     q->queued_bursts -= q->b[i].bursts;
     q->head = (q->head + 1) % WR_QUEUE_MAX;
     q->n--;
@@ -776,6 +783,7 @@ static void wr_queue_start(wr_queue *q, long long s)
             q->b[i].lat = q->b[i].lat_after_st;
         }
     }
+    q->b[i].cyc_full = q->b[i].cyc;
 }
 
 /* The bursts still queued at `at` when the controller serves the queued
@@ -1086,10 +1094,20 @@ int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tili
 
 /* Probes of one GEMM's transfers, by shape class (edge or not in m, n, k) and
  * kind (A and/or B load, store). */
+#define PROBE_SIG_MAX 256
 typedef struct {
     int have[2][2][2][8];
     mx_tile_probe p[2][2][2][8];
+    /* by address signature too (mx_cycle_xfer_sig): tiles of one shape
+     * class at other bank / row phases */
+    struct { uint64_t sig; int cls; mx_tile_probe p; } sp[PROBE_SIG_MAX];
+    int nsp;
+    int by_sig; /* set for GEMMs of at most PROBE_SIG_TILES tiles (walked without jumps) */
 } probe_memo;
+/* Tile phases matter where few tiles leave no room for them to average
+ * out; up to this many tiles a GEMM is walked tile by tile (a jump assumes
+ * every tile of a shape class takes its class's time). */
+#define PROBE_SIG_TILES 32
 
 static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, const mx_operand_fmt *fa,
                                       const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
@@ -1098,10 +1116,31 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
 {
     int em = mi == tl->m_tiles - 1, en = ni == tl->n_tiles - 1, ek = ki == tl->k_tiles - 1;
     if (what == MX_PROBE_STORE) ek = 0;
+    const mx_probe_xfer f = {mi * tl->mt, m, ni * tl->nt, n, what == MX_PROBE_STORE ? 0 : ki * tl->kt,
+                             what == MX_PROBE_STORE ? 0 : k, what, 0, 0};
+    if (pm->by_sig && pm->have[em][en][ek][what]) {
+        /* the class's probe, or this tile's own when its bursts fall on
+         * other banks or rows (its address phase) */
+        const uint64_t sig = mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f);
+        const int cls = ((em * 2 + en) * 2 + ek) * 8 + what;
+        if (sig == pm->p[em][en][ek][what].sig) return &pm->p[em][en][ek][what];
+        for (int i = 0; i < pm->nsp; i++)
+            if (pm->sp[i].sig == sig && pm->sp[i].cls == cls) return &pm->sp[i].p;
+        if (pm->nsp < PROBE_SIG_MAX) {
+            mx_tile_probe *q = &pm->sp[pm->nsp].p;
+            if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, q) != 0)
+                return NULL;
+            q->sig = sig;
+            pm->sp[pm->nsp].sig = sig;
+            pm->sp[pm->nsp++].cls = cls;
+            return q;
+        }
+    }
     if (!pm->have[em][en][ek][what]) {
-        if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, mi * tl->mt, m, ni * tl->nt, n, ki * tl->kt, k,
-                                what, &pm->p[em][en][ek][what]) != 0)
+        mx_tile_probe *p = &pm->p[em][en][ek][what];
+        if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, p) != 0)
             return NULL;
+        p->sig = pm->by_sig ? mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f) : 0;
         pm->have[em][en][ek][what] = 1;
     }
     return &pm->p[em][en][ek][what];
@@ -1678,7 +1717,13 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     /* writes queued before this read was wanted go first (the controller
      * drains its write queue when it fills: a tile's store is far larger
      * than the queue), then the read */
-    want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+    {
+        /* reads that wait when the last load's requests leave the queue keep
+         * it from emptying: no write drains between the two loads */
+        const long long raw = tl->double_buffer ? w->end2 : w->end1;
+        const int no_gap = w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end && raw < w->wq.ld_issue && want == w->dram_free;
+        if (!no_gap) want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+    }
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
@@ -1806,7 +1851,11 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
             lo[nl++] = nocc;
             if (x->tl->double_buffer && w->t + 2 < x->ntiles) { lw[nl] = w->end1; lo[nl++] = -1; }
         }
-        long long per_ch = mx_cdiv(wr_queue_bursts_at(&w->wq, w->dram_free, avail, lw, lo, nl) + nb, c->dram.channels);
+        /* spread over the channels as unevenly as this store's bursts
+         * (evenly without a probe) */
+        const long long queued = wr_queue_bursts_at(&w->wq, w->dram_free, avail, lw, lo, nl) + nb;
+        long long per_ch = mx_cdiv(queued, c->dram.channels);
+        if (pw && pw->bursts > 0) per_ch = (long long)ceil((double)queued * (double)pw->ch_bursts / (double)pw->bursts);
         if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
         else hold = 1 << (w->oidx % 2);
     } else if (ek) {
@@ -2009,6 +2058,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
                 x->shape_sram[i][j][k] = -1;
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
+    x->pm.by_sig = x->use_probes && x->ntiles <= PROBE_SIG_TILES;
     memset(x->follow, 0xff, sizeof x->follow);
     memset(x->after, 0, sizeof x->after);
     memset(x->after_store, 0xff, sizeof x->after_store);
@@ -2044,6 +2094,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.ld_cls = -1;
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
+    if (c->dram_model) ws.wq.room = (long long)(c->dram.write_high - 1) * c->dram.channels;
     { /* issued later by up to this, a transfer cannot end later (after_of) */
         const mx_dram_config *d = &c->dram;
         ws.gap_cap = (long long)ceil((double)(d->t.AL + d->t.CL + d->t.CWL + d->BL / 2 + d->t.tRC + d->t.tRP) *
@@ -2058,7 +2109,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
      * level have the same shapes and the same operand reuse; jumps end
      * before n-2, whose last tile looks ahead to the edge iteration
      * (next_load_occupancy) */
-    walk_ff *ff = c->analytic_no_jump ? NULL : malloc(3 * sizeof *ff);
+    walk_ff *ff = c->analytic_no_jump || x->pm.by_sig ? NULL : malloc(3 * sizeof *ff);
     if (ff) walk_ff_reset(&ff[0]);
     for (long long oi = 0; oi < outer_n; oi++) {
         if (ff && outer_n >= WALK_FF_MIN) {

@@ -756,6 +756,43 @@ static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
     return mask;
 }
 
+/* The most bursts of a stream that one channel receives. */
+static long long stream_ch_bursts(const mx_arch_config *c, mx_dma_stream st)
+{
+    long long n[64] = {0}, most = 0;
+    uint64_t addr;
+    mx_dram_addr a;
+    while (mx_dma_stream_next(&st, &addr)) {
+        mx_dram_map(&c->dram, addr, &a);
+        most = mx_llmax(most, ++n[a.channel & 63]);
+    }
+    return most;
+}
+
+uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                           const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x)
+{
+    if (!c->dram_model) return 0;
+    const mx_dram_config *d = &c->dram;
+    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
+    long long *first = malloc((size_t)nb * sizeof *first);
+    if (!first) return 0;
+    for (long long i = 0; i < nb; i++) first[i] = LLONG_MIN;
+    mx_dma_stream st;
+    transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
+    uint64_t h = 1469598103934665603ull, addr;
+    mx_dram_addr a;
+    while (mx_dma_stream_next(&st, &addr)) {
+        mx_dram_map(d, addr, &a);
+        const long long b = ((long long)(a.channel * d->ranks + a.rank) * d->bankgroups + a.bankgroup) * d->banks_per_group + a.bank;
+        if (first[b] == LLONG_MIN) first[b] = a.row;
+        const uint64_t v[2] = {(uint64_t)b, (uint64_t)(a.row - first[b])};
+        for (int i = 0; i < 2; i++) h = (h ^ v[i]) * 1099511628211ull;
+    }
+    free(first);
+    return h;
+}
+
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,
@@ -766,6 +803,7 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
     mx_dma_stream st;
     transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
     out->ranks = stream_ranks(c, st);
+    out->ch_bursts = stream_ch_bursts(c, st);
     int is_write = what == MX_PROBE_STORE;
     mx_dram_probe pr;
     char err[200];

@@ -72,6 +72,8 @@ typedef struct {
     long long act;
     uint64_t ranks;     /* ranks touched: bit channel * ranks + rank (mod 64)          */
     long long end_clock; /* DRAM clock of the last completion (probe alone)            */
+    long long ch_bursts; /* the most bursts one channel receives (mx_cycle_probe_tile)      */
+    uint64_t sig;        /* mx_cycle_xfer_sig of the transfer (set by the analytic engine)  */
     long long first;    /* mx_cycle_probe_pair out[1]: cycles to the second's first completion */
 } mx_tile_probe;
 /* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
@@ -106,6 +108,11 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
  * without running the DRAM model. */
 uint64_t mx_cycle_xfer_ranks(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                              const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x);
+
+/* A hash of what decides a transfer's timing alone on a fresh DRAM: each
+ * burst's bank and its row relative to that bank's first row. */
+uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                           const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x);
 
 /* As mx_cycle_probe_pair with n = 2; with n = 3 the first two are issued
  * together (as the pair) and the third from second_at on: out[0] is the
