@@ -1714,15 +1714,17 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     }
     long long want = mx_llmax(w->dram_free, tl->double_buffer ? w->end2 : w->end1);
     const long long wanted = want;
-    /* writes queued before this read was wanted go first (the controller
-     * drains its write queue when it fills: a tile's store is far larger
-     * than the queue), then the read */
+    /* Writes queued before this read was wanted go first, then the read;
+     * not when the read was wanted before the last load's requests had
+     * left the read queue (it never empties, and the controller turns to
+     * writes only then: the store DMA never fills the write queue to the
+     * watermark), nor when the read has a slot reserved ahead of a held
+     * store's drain (it went before those writes: serving them here again
+     * would book their channel time twice). */
     {
-        /* reads that wait when the last load's requests leave the queue keep
-         * it from emptying: no write drains between the two loads */
         const long long raw = tl->double_buffer ? w->end2 : w->end1;
         const int no_gap = w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end && raw < w->wq.ld_issue && want == w->dram_free;
-        if (!no_gap) want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+        if (!no_gap && w->res_len == 0) want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
     }
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
