@@ -662,6 +662,7 @@ typedef struct {
     uint64_t ranks;
     int halves;           /* output buffer halves (bits) its store releases */
     long long bursts;
+    long long ch_bursts;  /* of them in its busiest channel */
 } wr_batch;
 typedef struct {
     wr_batch b[WR_QUEUE_MAX];
@@ -684,7 +685,7 @@ typedef struct {
     long long last_mi, last_ni; /* its output tile */
     int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
     int head, n;
-    long long room;             /* bursts the store DMA keeps queued in the controllers (0: no DRAM model) */
+    long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
     int held[2];
@@ -702,6 +703,7 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->cyc_follow += nb->cyc_follow;
         l->cyc_after_st += nb->cyc_follow;
         l->bursts += nb->bursts;
+        l->ch_bursts += nb->ch_bursts;
         l->halves |= nb->halves;
         l->mi = nb->mi;
         l->ni = nb->ni;
@@ -745,8 +747,10 @@ static void wr_queue_pop(wr_queue *q, long long end)
     /* a held half is free once the store's last burst is in the
      * controllers' write queues: the last `room` bursts are still queued */
     long long release = end;
-    if (q->room > 0 && q->b[i].bursts > 0)
-        release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * mx_llmin(q->room, q->b[i].bursts) / q->b[i].bursts);
+    if (q->room > 0 && q->b[i].bursts > 0) {
+        const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
+        release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * tail / q->b[i].bursts);
+    }
     for (int h = 0; h < 2; h++)
         if (q->b[i].halves >> h & 1) { q->held[h] = 0; q->out_free[h] = release; }
     q->queued_bursts -= q->b[i].bursts;
@@ -1870,7 +1874,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_st = wcyc,
                     .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
-                    .halves = hold, .bursts = nb};
+                    .halves = hold, .bursts = nb,
+                    .ch_bursts = !c->dram_model ? nb
+                                 : pw && pw->bursts > 0 ? mx_cdiv(nb * pw->ch_bursts, pw->bursts)
+                                                        : mx_cdiv(nb, c->dram.channels)};
     if (pw) {
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         nbt.ranks = xfer_ranks(x, &w->wq, &me, pw->ranks);
@@ -2096,7 +2103,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.ld_cls = -1;
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
-    if (c->dram_model) ws.wq.room = (long long)(c->dram.write_high - 1) * c->dram.channels;
+    if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
     { /* issued later by up to this, a transfer cannot end later (after_of) */
         const mx_dram_config *d = &c->dram;
         ws.gap_cap = (long long)ceil((double)(d->t.AL + d->t.CL + d->t.CWL + d->BL / 2 + d->t.tRC + d->t.tRP) *
