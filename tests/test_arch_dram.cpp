@@ -17,20 +17,9 @@ extern "C" {
 #include "arch/mx_cycle.h"
 }
 #include "arch_test_util.h"
-#include "config_yaml.h"
+#include "dram_test_util.h"
 
 namespace {
-// configs/mxsf.yaml with a DRAM preset
-mx_arch_config preset_cfg(const char *dram)
-{
-    mx_arch_config c;
-    char err[600], ep[600], set[80];
-    std::snprintf(set, sizeof set, "memory.dram=%s", dram);
-    EXPECT_EQ(mx_config_load(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, ep, err, sizeof err), 0) << err;
-    EXPECT_EQ(mx_config_override(&c, set, err, sizeof err), 0) << err;
-    EXPECT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
-    return c;
-}
 mx_arch_config ddr4_cfg() { return preset_cfg("ddr4_3200"); }
 } // namespace
 

@@ -866,8 +866,9 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
     if (n == 1) first = 0; /* one transfer: no split, all in out[1] */
     mx_dram_probe pr;
     char err[200];
-    /* the first group is all loads or one transfer */
-    const int w0 = (x[0].what & MX_PROBE_STORE) != 0, w1 = (x[n - 1].what & MX_PROBE_STORE) != 0;
+    /* the first group is all loads or one transfer; cut to nothing, the
+     * whole sequence is the last transfer's kind */
+    const int w1 = (x[n - 1].what & MX_PROBE_STORE) != 0, w0 = first > 0 ? (x[0].what & MX_PROBE_STORE) != 0 : w1;
     if (second_at < 0) second_at = w0 != w1 ? 1 : 0;
     if (mx_dram_probe_run_split(&c->dram, stream_seq_next, &sp, w0, first, w1, (uint64_t)second_at, &pr, err,
                                 sizeof err) != 0)
