@@ -275,6 +275,33 @@ TEST(AnalyticEngine, SramStallsFromTheBankModel)
     EXPECT_EQ(an.stall[MX_STALL_SRAM], cy.stall[MX_STALL_SRAM]);
 }
 
+// The mapper's fast cost (analytic_probes = 0, docs/ARCH.md "SRAM") does not
+// walk the bank model: it stretches each tile's compute by the array's
+// demand over the port width.  By hand: output stationary 4 x 4, 4 lanes,
+// BF16: the A side wants 4 rows x 4 lanes x 2 bytes = 32 bytes a cycle; one
+// bank of 8 bytes a cycle gives 8, so the 13-cycle tile of OneTileByHand
+// takes 13 x 32 / 8 = 52 cycles: 39 cycles of SRAM stall, and the GEMM 39
+// cycles longer than with the default 8 banks x 64 bytes (512 >= 32: no
+// stretch).
+TEST(AnalyticEngine, FastCostStretchesBySramDemand)
+{
+    mx_arch_config c = chan_cfg();
+    c.engine = MX_ENGINE_ANALYTIC;
+    c.analytic_probes = 0;
+    mx_gemm g = test_gemm(4, 4, 16);
+    mx_stats wide, narrow;
+    char err[256];
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &wide, err, sizeof err), 0) << err;
+    EXPECT_EQ(wide.compute_cycles, 13);
+    EXPECT_EQ(wide.stall[MX_STALL_SRAM], 0);
+    c.sram[MX_OP_A].banks = 1;
+    c.sram[MX_OP_A].bytes_per_cycle = 8;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &narrow, err, sizeof err), 0) << err;
+    EXPECT_EQ(narrow.compute_cycles, 13);
+    EXPECT_EQ(narrow.stall[MX_STALL_SRAM], 52 - 13);
+    EXPECT_EQ(narrow.cycles - wide.cycles, 52 - 13);
+}
+
 // Output writes never retire before their tile exists: two output tiles
 // (a 64-byte output half holds one 4 x 4 FP32 tile), the second finishing
 // last; its store (4 rows x 8 bytes, 32 bytes = 1 channel cycle at 64 B/cycle)
