@@ -583,6 +583,11 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
            o->trace_path, tr->n,
            o->functional ? "functional" : "timing", mx_engine_name(c->engine));
     print_memory(c);
+    double min_kib;
+    if (mx_arch_analytic_outside_validation(c, &min_kib))
+        printf("note: analytic engine with a %g KiB buffer: validated against the cycle engine within 10%% only "
+               "with buffers of %d KiB and more (docs/VALIDATION.md, 'Smaller buffers'); --engine cycle for "
+               "earned cycles and DRAM energy\n", min_kib, MX_ANALYTIC_VALIDATED_KIB);
     printf("%-20s %-5s %7s %7s %7s %6s %14s %6s %12s %10s", "gemm", "phase", "M", "N", "K", "count",
            "cycles", "util%", "energy_uJ", "requant");
     if (o->functional) printf(" %8s %10s", "qsnr_dB", "max_err");
@@ -698,6 +703,8 @@ static int write_json(const char *path, const run_opts *o, const mx_trace *tr, c
     json_object_set_new(j, "mxsim_version", mx_jstr(mxsim_version()));
     json_object_set_new(j, "mode", json_string(o->functional ? "functional" : "timing"));
     json_object_set_new(j, "engine", json_string(mx_engine_name(r->cfg.engine)));
+    /* false: the analytic engine on buffers below the validated size (print_table's note) */
+    json_object_set_new(j, "engine_validated", json_boolean(!mx_arch_analytic_outside_validation(&r->cfg, NULL)));
     if (r->cfg.dram_model)
         x = json_pack("{s:o,s:o,s:i,s:o}", "name", mx_jstr(r->cfg.dram.name), "preset", mx_jstr(r->cfg.dram_preset), "channels",
                       r->cfg.dram.channels, "tCK_ns", mx_jnum(r->cfg.dram.tCK_ns));

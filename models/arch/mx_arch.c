@@ -1087,6 +1087,14 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     return 0;
 }
 
+int mx_arch_analytic_outside_validation(const mx_arch_config *c, double *min_kib)
+{
+    double m = c->sram[0].kib;
+    for (int k = 1; k < MX_NOPS; k++) m = c->sram[k].kib < m ? c->sram[k].kib : m;
+    if (min_kib) *min_kib = m;
+    return c->engine == MX_ENGINE_ANALYTIC && c->dram_model && !c->ideal_memory && m < MX_ANALYTIC_VALIDATED_KIB;
+}
+
 int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tiling *tl, mx_stats *s,
                         char *err, size_t errlen)
 {

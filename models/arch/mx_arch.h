@@ -286,6 +286,16 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
 int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                           char *err, size_t errlen);
 
+/* The smallest buffer (KiB, each of A, B and output) at which `mxsim
+ * validate` finds the analytic engine within the issue's 10% of the cycle
+ * engine with a DRAM model (docs/VALIDATION.md, "Smaller buffers": 64 KiB
+ * already has GEMMs beyond it).  Below it `mxsim run` prints a note. */
+#define MX_ANALYTIC_VALIDATED_KIB 256
+
+/* 1 when c runs the analytic engine on a DRAM model with a buffer below
+ * MX_ANALYTIC_VALIDATED_KIB (*min_kib: the smallest buffer). */
+int mx_arch_analytic_outside_validation(const mx_arch_config *c, double *min_kib);
+
 /* The analytic engine on a given mapping (tl from mx_arch_tiling or any
  * tiling that fits): what the mapper evaluates for each candidate. */
 int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tiling *tl, mx_stats *s,
