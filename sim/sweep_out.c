@@ -46,6 +46,8 @@ static int read_report(const char *path, sw_row *r)
     r->qsnr_db = num(tot, "qsnr_db");
     r->max_abs_err = num(tot, "max_abs_err");
     r->edp = r->energy_pj * (double)r->cycles;
+    json_t *ev = json_object_get(rep, "engine_validated");
+    r->engine_validated = !json_is_false(ev); /* absent (older reports): no claim either way, kept as 1 */
     /* the mapping of the GEMM with the most cycles */
     size_t i;
     json_t *g;
@@ -147,7 +149,8 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
         }
     fprintf(f, ",trace,status,cycles,energy_pj");
     for (int i = 0; i < MX_E_NCOMP; i++) fprintf(f, ",energy_%s_pj", mx_energy_comp_name((mx_energy_comp)i));
-    fprintf(f, ",utilization,dram_bytes,edp_pj_cycles%s,error\n", func ? ",qsnr_db,max_abs_err" : "");
+    fprintf(f, ",utilization,dram_bytes,edp_pj_cycles,engine_validated%s,error\n", func ? ",qsnr_db,max_abs_err" : "");
+    size_t unvalidated = 0;
     for (size_t i = 0; i < *nrows; i++) {
         const sw_row *r = &rows[i];
         char id[32];
@@ -165,13 +168,14 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
         if (r->ok) {
             fprintf(f, ",ok,%lld,%.10g", r->cycles, r->energy_pj);
             for (int c = 0; c < MX_E_NCOMP; c++) fprintf(f, ",%.10g", r->comp_pj[c]);
-            fprintf(f, ",%.6f,%.0f,%.10g", r->util, r->dram_bytes, r->edp);
+            fprintf(f, ",%.6f,%.0f,%.10g,%d", r->util, r->dram_bytes, r->edp, r->engine_validated);
+            unvalidated += !r->engine_validated;
             if (func) fprintf(f, ",%.6f,%.9g", r->qsnr_db, r->max_abs_err);
             fprintf(f, ",\n");
         } else {
             fprintf(f, ",invalid,,");
             for (int c = 0; c < MX_E_NCOMP; c++) fputc(',', f);
-            fprintf(f, ",,,%s,", func ? ",," : "");
+            fprintf(f, ",,,,%s,", func ? ",," : "");
             mx_csv_field(f, r->error);
             fputc('\n', f);
         }
@@ -182,6 +186,11 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
         unlink(tmp);
         return 2;
     }
+    if (unvalidated)
+        printf("sweep: note: %zu of %zu rows ran the analytic engine with a buffer below %d KiB, where it is not "
+               "validated against the cycle engine (column engine_validated = 0; docs/VALIDATION.md, 'Smaller "
+               "buffers'): rerun those points with --engine cycle\n",
+               unvalidated, *nrows, MX_ANALYTIC_VALIDATED_KIB);
     return 0;
 }
 

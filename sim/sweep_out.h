@@ -20,6 +20,7 @@ typedef struct {
     const char *dir; /* the sweep directory holding the point */
     long long cycles;
     double energy_pj, comp_pj[MX_E_NCOMP], util, dram_bytes, edp, qsnr_db, max_abs_err;
+    int engine_validated; /* report.json's: 0 = analytic engine below its validated buffer size */
     char mapping[160]; /* "mt x nt x kt order" of the trace's largest GEMM */
     char error[SW_ERR_MAX];
 } sw_row;
@@ -32,7 +33,9 @@ int sw_def_from_json(sw_def *d, json_t *o, char *err, size_t errlen);
  * *rows is malloc'ed.  0, or 2 (a report unreadable: message printed). */
 int sw_load_rows(const sw_def *d, const char *const *dirs, int ndirs, int si, int sn, sw_row **rows, size_t *nrows,
                  size_t *missing, char *miss_id, size_t cap);
-/* Writes path (atomically) from those rows; 1 when points are missing (nothing written). */
+/* Writes path (atomically) from those rows, and prints a note counting the
+ * rows the analytic engine ran outside its validation (engine_validated 0);
+ * 1 when points are missing (nothing written). */
 int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, int sn, const char *path, size_t *nrows,
                  size_t *missing);
 /* OUT/plots/ (gnuplot, when found) and OUT/index.html; problems are printed as notes. */

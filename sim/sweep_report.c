@@ -316,8 +316,16 @@ static int write_html(const sw_def *d, const sw_row *rows, size_t n, const char 
     }
     size_t nbad = 0;
     for (size_t i = 0; i < n; i++) nbad += !rows[i].ok;
-    fprintf(f, "<li>%zu points &times; %d trace(s) = <span id=\"nrows\">%zu</span> rows, %zu with errors</li>\n</ul>\n",
+    size_t nunval = 0;
+    for (size_t i = 0; i < n; i++) nunval += rows[i].ok && !rows[i].engine_validated;
+    fprintf(f, "<li>%zu points &times; %d trace(s) = <span id=\"nrows\">%zu</span> rows, %zu with errors</li>\n",
             sw_def_nkept(d), d->ntraces, n, nbad);
+    if (nunval)
+        fprintf(f, "<li class=\"unvalidated\">%zu rows (marked &dagger;) ran the analytic engine with a buffer below %d KiB, "
+                   "where it is not validated against the cycle engine (docs/VALIDATION.md, 'Smaller buffers'): rerun "
+                   "them with <code>--engine cycle</code></li>\n",
+                nunval, MX_ANALYTIC_VALIDATED_KIB);
+    fprintf(f, "</ul>\n");
     fprintf(f, "<h2>Best points</h2>\n");
     for (int t = 0; t < d->ntraces; t++) {
         fprintf(f, "<p>");
@@ -347,7 +355,8 @@ static int write_html(const sw_def *d, const sw_row *rows, size_t n, const char 
         const sw_row *r = &rows[i];
         char id[32];
         sw_point_id(r->p, id, sizeof id);
-        fprintf(f, "<tr class=\"row%s\"><td class=\"s\"><a href=\"#%s\">%s</a></td>", r->ok ? "" : " invalid", id, id);
+        fprintf(f, "<tr class=\"row%s\"><td class=\"s\"><a href=\"#%s\">%s</a>%s</td>", r->ok ? "" : " invalid", id, id,
+                r->ok && !r->engine_validated ? " &dagger;" : "");
         for (int a = 0; a < d->naxes; a++) {
             int v = sw_def_point_index(d, r->p, a);
             for (int k = 0; k < d->axes[a].nkeys; k++) {

@@ -5,6 +5,7 @@
 // unsharded run; --resume skips finished points and a sweep killed midway
 // leaves only whole points; a sweep file equals the same command line.
 #include "cli_helpers.h"
+#include "arch/mx_arch.h"
 
 #include <csignal>
 #include <cstring>
@@ -505,4 +506,32 @@ TEST(Sweep, StaleTmpDirsOfAKilledSweepAreRemoved)
         closedir(dir);
     }
     EXPECT_EQ(names, want);
+}
+
+// A point whose analytic run is outside the engine's validated buffer size
+// (mxsim run's "engine_validated": false) is marked: column engine_validated
+// 0, a stdout note counting such rows, a dagger in index.html. The cycle
+// engine and the bandwidth channel are never marked. Expected marks by the
+// rule (buffer < MX_ANALYTIC_VALIDATED_KIB with a DRAM model, analytic).
+TEST(Sweep, RowsOutsideTheAnalyticValidationAreMarked)
+{
+    Tree d;
+    const std::string small = std::to_string(MX_ANALYTIC_VALIDATED_KIB / 4), big = std::to_string(MX_ANALYTIC_VALIDATED_KIB);
+    for (const char *engine : {"analytic", "cycle"}) {
+        std::string out = d.t.file(std::string("sw_") + engine);
+        RunResult r = run_mxsim(d.t, {"sweep", "-c", SRC + "/configs/mxsf.yaml", "-t", SRC + "/traces/tiny_train.csv",
+                                      "--grid", "memory.sram_out.kib=" + small + "," + big, "--grid",
+                                      "memory.dram=hbm2,none", "--engine", engine, "-o", out, "--no-progress"});
+        ASSERT_EQ(r.status, 0) << r.err;
+        auto rows = read_csv(out + "/sweep.csv");
+        ASSERT_EQ(rows.size(), 4u);
+        const bool analytic = std::string(engine) == "analytic";
+        const char *want[4] = {analytic ? "0" : "1", "1", "1", "1"}; // (small, hbm2) (small, none) (big, hbm2) (big, none)
+        for (int i = 0; i < 4; i++) EXPECT_EQ(rows[i]["engine_validated"], want[i]) << engine << " row " << i;
+        const bool note = r.out.find("sweep: note: 1 of 4 rows ran the analytic engine") != std::string::npos;
+        EXPECT_EQ(note, analytic) << r.out;
+        const std::string html = read_text(out + "/index.html");
+        EXPECT_EQ(html.find("p00000</a> &dagger;") != std::string::npos, analytic);
+        EXPECT_EQ(html.find("p00001</a> &dagger;"), std::string::npos);
+    }
 }
