@@ -585,9 +585,9 @@ static void print_table(const run_opts *o, const mx_trace *tr, const run_result 
     print_memory(c);
     double min_kib;
     if (mx_arch_analytic_outside_validation(c, &min_kib))
-        printf("note: analytic engine with a %g KiB buffer: validated against the cycle engine within 10%% only "
-               "with buffers of %d KiB and more (docs/VALIDATION.md, 'Smaller buffers'); --engine cycle for "
-               "earned cycles and DRAM energy\n", min_kib, MX_ANALYTIC_VALIDATED_KIB);
+        printf("note: analytic engine with a %g KiB buffer, below the %d KiB its validation against the cycle "
+               "engine covers (docs/VALIDATION.md, 'Smaller buffers': errors grow as buffers shrink); --engine cycle "
+               "for earned cycles and DRAM energy\n", min_kib, MX_ANALYTIC_VALIDATED_KIB);
     printf("%-20s %-5s %7s %7s %7s %6s %14s %6s %12s %10s", "gemm", "phase", "M", "N", "K", "count",
            "cycles", "util%", "energy_uJ", "requant");
     if (o->functional) printf(" %8s %10s", "qsnr_dB", "max_err");

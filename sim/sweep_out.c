@@ -187,8 +187,8 @@ int sw_write_csv(const sw_def *d, const char *const *dirs, int ndirs, int si, in
         return 2;
     }
     if (unvalidated)
-        printf("sweep: note: %zu of %zu rows ran the analytic engine with a buffer below %d KiB, where it is not "
-               "validated against the cycle engine (column engine_validated = 0; docs/VALIDATION.md, 'Smaller "
+        printf("sweep: note: %zu of %zu rows ran the analytic engine with a buffer below %d KiB, outside its "
+               "validation against the cycle engine (column engine_validated = 0; docs/VALIDATION.md, 'Smaller "
                "buffers'): rerun those points with --engine cycle\n",
                unvalidated, *nrows, MX_ANALYTIC_VALIDATED_KIB);
     return 0;

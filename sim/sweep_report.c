@@ -322,7 +322,7 @@ static int write_html(const sw_def *d, const sw_row *rows, size_t n, const char 
             sw_def_nkept(d), d->ntraces, n, nbad);
     if (nunval)
         fprintf(f, "<li class=\"unvalidated\">%zu rows (marked &dagger;) ran the analytic engine with a buffer below %d KiB, "
-                   "where it is not validated against the cycle engine (docs/VALIDATION.md, 'Smaller buffers'): rerun "
+                   "outside its validation against the cycle engine (docs/VALIDATION.md, 'Smaller buffers'): rerun "
                    "them with <code>--engine cycle</code></li>\n",
                 nunval, MX_ANALYTIC_VALIDATED_KIB);
     fprintf(f, "</ul>\n");

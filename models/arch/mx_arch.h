@@ -286,10 +286,11 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
 int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                           char *err, size_t errlen);
 
-/* The smallest buffer (KiB, each of A, B and output) at which `mxsim
- * validate` finds the analytic engine within the issue's 10% of the cycle
- * engine with a DRAM model (docs/VALIDATION.md, "Smaller buffers": 64 KiB
- * already has GEMMs beyond it).  Below it `mxsim run` prints a note. */
+/* The smallest buffer (KiB, each of A, B and output) the analytic engine's
+ * validation covers: `mxsim validate` measures it as the default buffers
+ * (docs/VALIDATION.md, "Smaller buffers": every GEMM of the table's seed
+ * within 10% at 256 KiB; at 64 KiB already four beyond, at 16 KiB 27).
+ * Below it `mxsim run` and `mxsim sweep` print a note. */
 #define MX_ANALYTIC_VALIDATED_KIB 256
 
 /* 1 when c runs the analytic engine on a DRAM model with a buffer below
