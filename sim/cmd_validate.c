@@ -33,6 +33,7 @@ typedef struct {
 typedef struct {
     double cyc_err, e_err;  /* relative, signed: (analytic - cycle) / cycle */
     int var;
+    uint64_t seed;          /* of the grid it came from */
     mx_gemm g;
     mx_stats an, cy;
 } sample;
@@ -123,6 +124,7 @@ static int run_grid(const char *base, int kib, const variant *vars, int nv, long
     for (long long i = 0; i < n; i++) {
         sample *s = &smp[i];
         s->var = (int)(i % nv);
+        s->seed = seed;
         mx_arch_config *c = &cfgs[s->var];
         memset(&s->g, 0, sizeof s->g);
         snprintf(s->g.name, sizeof s->g.name, "g%lld", i);
@@ -151,6 +153,24 @@ static int run_grid(const char *base, int kib, const variant *vars, int nv, long
 bad:
     free(cfgs);
     return -1;
+}
+
+/* The Markdown table of the worst samples (sorted, most off first). */
+static void print_worst(const sample *smp, long long n, const variant *vars, int with_seed)
+{
+    printf("|%s DRAM | array | df | fmt | M | N | K | analytic | cycle | error | "
+           "stalls analytic (dram/sram/drain/rqu) | stalls cycle |\n|%s---|---|---|---|---|---|---|---|---|---|---|---|\n",
+           with_seed ? " seed |" : "", with_seed ? "---|" : "");
+    for (long long i = 0; i < n; i++) {
+        const sample *s = &smp[i];
+        const variant *v = &vars[s->var];
+        if (with_seed) printf("| %llu ", (unsigned long long)s->seed);
+        printf("| %s | %dx%d | %s | %s | %lld | %lld | %lld | %lld | %lld | %+.2f%% | %lld/%lld/%lld/%lld | %lld/%lld/%lld/%lld |\n",
+               v->dram[0] ? v->dram : "channel", v->rows, v->cols, mx_dataflow_name(v->df), v->a_format,
+               s->g.M, s->g.N, s->g.K, s->an.cycles, s->cy.cycles, 100 * s->cyc_err,
+               s->an.stall[0], s->an.stall[1], s->an.stall[2], s->an.stall[3],
+               s->cy.stall[0], s->cy.stall[1], s->cy.stall[2], s->cy.stall[3]);
+    }
 }
 
 #define HOLDOUT_MAX 64
@@ -231,6 +251,9 @@ int mxsim_cmd_validate(int argc, char **argv)
     char err[700];
     if (run_grid(base, 0, vars, nv, n, seed, max_dim, smp, err, sizeof err) != 0) goto bad;
     /* held-out seeds: per seed and all together, DRAM presets and channel */
+    enum { HO_WORST = 10 };
+    sample ho_worst[2 * HO_WORST];
+    long long ho_nworst = 0;
     err_summary ho[HOLDOUT_MAX + 1];
     int ho_over[HOLDOUT_MAX + 1];
     memset(ho, 0, sizeof ho);
@@ -248,6 +271,11 @@ int mxsim_cmd_validate(int argc, char **argv)
                 summary_add(&ho[holdout], &sh[i]);
                 ho_over[h] += fabs(sh[i].cyc_err) > 0.10;
             }
+            /* keep the HO_WORST most off so far */
+            qsort(sh, (size_t)n, sizeof *sh, cmp_abs_cyc);
+            for (long long i = 0; i < n && i < HO_WORST; i++) ho_worst[ho_nworst++] = sh[i];
+            qsort(ho_worst, (size_t)ho_nworst, sizeof *ho_worst, cmp_abs_cyc);
+            if (ho_nworst > HO_WORST) ho_nworst = HO_WORST;
             ho_over[holdout] += ho_over[h];
         }
         free(sh);
@@ -399,16 +427,11 @@ int mxsim_cmd_validate(int argc, char **argv)
            "- **Writes behind reads in small GEMMs** (tens of cycles): a store issued while reads are queued "
            "waits for their data and the bus turnaround.\n");
     qsort(smp, (size_t)n, sizeof *smp, cmp_abs_cyc);
-    printf("\n## Worst cases (cycles)\n\n| DRAM | array | df | fmt | M | N | K | analytic | cycle | error | "
-           "stalls analytic (dram/sram/drain/rqu) | stalls cycle |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-    for (long long i = 0; i < n && i < 10; i++) {
-        const sample *s = &smp[i];
-        const variant *v = &vars[s->var];
-        printf("| %s | %dx%d | %s | %s | %lld | %lld | %lld | %lld | %lld | %+.2f%% | %lld/%lld/%lld/%lld | %lld/%lld/%lld/%lld |\n",
-               v->dram[0] ? v->dram : "channel", v->rows, v->cols, mx_dataflow_name(v->df), v->a_format,
-               s->g.M, s->g.N, s->g.K, s->an.cycles, s->cy.cycles, 100 * s->cyc_err,
-               s->an.stall[0], s->an.stall[1], s->an.stall[2], s->an.stall[3],
-               s->cy.stall[0], s->cy.stall[1], s->cy.stall[2], s->cy.stall[3]);
+    printf("\n## Worst cases (cycles)\n\n");
+    print_worst(smp, n < 10 ? n : 10, vars, 0);
+    if (holdout > 0) {
+        printf("\n## Worst held-out cases (cycles)\n\n");
+        print_worst(ho_worst, ho_nworst, vars, 1);
     }
     /* Outside the issue's grid: the same GEMMs with small buffers, where a
      * GEMM is many small tiles and the DRAM controller's queue dynamics
