@@ -18,6 +18,7 @@
 extern "C" {
 #include "formats/mx_rng.h"
 #include "mem/mx_dram.h"
+#include "mem/mx_dram_probe.h"
 }
 
 namespace {
@@ -503,6 +504,47 @@ TEST(DramScheduler, WriteBelowDrainWatermark)
     EXPECT_TRUE(mx_dram_write_below_drain(d2.d, A(1, 1, 5))); // no read waits
     d2.add(A(1, 0, 7), 0, 2);
     EXPECT_FALSE(mx_dram_write_below_drain(d2.d, A(1, 1, 5)));
+}
+
+// The probe issues writes as the accelerator's DMA does: only while the
+// channel's write queue stays below write_high (mx_dram_write_below_drain),
+// so a store with write_high or more bursts in one channel waits for that
+// channel's drain.  ddr4_3200(): write_high 24.  One row of one bank:
+//  - 23 bursts all enter at clock 0 (0 + 1 < 24 ... 22 + 1 < 24);
+//  - the 24th enters once a write has left the queue: no read waits, so the
+//    drain starts at once; ACT in clock 0, the first WR in clock tRCD = 22
+//    frees a slot, seen from the next clock on (a clock's requests are added
+//    before its commands): the 24th is accepted at clock 23.
+// (With mx_dram_can_accept, as before, all 24 entered at clock 0.)
+struct BurstsOfOneRow {
+    int left;
+    uint64_t col = 0;
+};
+int next_of_one_row(void *src, uint64_t *addr)
+{
+    BurstsOfOneRow *b = static_cast<BurstsOfOneRow *>(src);
+    if (b->left-- <= 0) return 0;
+    *addr = A(0, 1, 5, (int)b->col++);
+    return 1;
+}
+
+TEST(DramProbe, WritesEnterBelowTheDrainWatermark)
+{
+    const mx_dram_config c = ddr4_3200();
+    char err[256] = "";
+    mx_dram_probe p;
+    BurstsOfOneRow b23{23};
+    ASSERT_EQ(mx_dram_probe_run(&c, next_of_one_row, &b23, 1, &p, err, sizeof err), 0) << err;
+    EXPECT_EQ(p.bursts, 23u);
+    EXPECT_EQ(p.accept_clock, 0u);
+    BurstsOfOneRow b24{24};
+    ASSERT_EQ(mx_dram_probe_run(&c, next_of_one_row, &b24, 1, &p, err, sizeof err), 0) << err;
+    EXPECT_EQ(p.bursts, 24u);
+    EXPECT_EQ(p.accept_clock, (uint64_t)c.t.tRCD + 1);
+    // reads fill the whole queue (queue_size 32) at once
+    BurstsOfOneRow r32{32};
+    ASSERT_EQ(mx_dram_probe_run(&c, next_of_one_row, &r32, 0, &p, err, sizeof err), 0) << err;
+    EXPECT_EQ(p.accept_clock, 0u);
 }
 
 // ---- refresh -----------------------------------------------------------------------

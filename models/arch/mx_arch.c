@@ -663,6 +663,7 @@ typedef struct {
     int halves;           /* output buffer halves (bits) its store releases */
     long long bursts;
     long long ch_bursts;  /* of them in its busiest channel */
+    long long tail;       /* channel cycles after its last burst is accepted (probe; -1: none) */
 } wr_batch;
 typedef struct {
     wr_batch b[WR_QUEUE_MAX];
@@ -709,6 +710,7 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->ni = nb->ni;
         l->cls = nb->cls;
         l->ranks |= nb->ranks;
+        l->tail = nb->tail; /* its halves free as the newest store's last burst enters */
         l->rest = -1; /* a merged batch keeps the contexts it has */
         l->ald = NULL;
         return;
@@ -745,9 +747,13 @@ static void wr_queue_pop(wr_queue *q, long long end)
     q->last_ni = q->b[i].ni;
     q->last_cls = q->b[i].cls;
     /* a held half is free once the store's last burst is in the
-     * controllers' write queues: the last `room` bursts are still queued */
+     * controllers' write queues: what its probe did after that (channels
+     * the DMA filled before the last one drain on), else the last `room`
+     * bursts per channel are still queued */
     long long release = end;
-    if (q->room > 0 && q->b[i].bursts > 0) {
+    if (q->b[i].tail >= 0) { /* measured: the store probed alone, issued as the DMA does */
+        release = mx_llmax(q->b[i].t, end - mx_llmin(q->b[i].tail, q->b[i].cyc_full));
+    } else if (q->room > 0 && q->b[i].bursts > 0) {
         const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
         release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * tail / q->b[i].bursts);
     }
@@ -1883,6 +1889,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
                     .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
                     .halves = hold, .bursts = nb,
+                    .tail = pw ? mx_llmax(0, pw->cycles - wlat - pw->accept) : -1,
                     .ch_bursts = !c->dram_model ? nb
                                  : pw && pw->bursts > 0 ? mx_cdiv(nb * pw->ch_bursts, pw->bursts)
                                                         : mx_cdiv(nb, c->dram.channels)};

@@ -815,6 +815,7 @@ int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const
                   ds->energy_pj[MX_DRAM_E_WR];
     out->act = (long long)ds->act;
     out->end_clock = (long long)pr.end_clock;
+    out->accept = (long long)ceil((double)pr.accept_clock * c->dram.tCK_ns * c->clock_ghz - 1e-9);
     return 0;
 }
 

@@ -24,6 +24,7 @@ typedef int (*mx_dram_next_addr)(void *src, uint64_t *addr);
 typedef struct {
     uint64_t bursts;      /* requests issued                              */
     uint64_t end_clock;   /* DRAM clock the last request completed        */
+    uint64_t accept_clock; /* DRAM clock the last request was accepted     */
     uint64_t split_end;   /* _split: DRAM clock the last of the first `split`
                              requests completed                            */
     uint64_t second_first; /* _split: the first of the others completed    */
