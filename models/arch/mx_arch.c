@@ -1761,9 +1761,14 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
         const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
         const xfer_ref me = {mi, ni, ki, what};
-        if (w->wq.last_cls >= 0 && want == w->wq.last_end && w->wq.drain_start < wanted) { /* arrived as a store drained */
+        /* arrived as a store drained, or soon after the last transfer, a
+         * store that drained while it was wanted: the write-to-read
+         * turnaround and the store's rows still hold it, less the gap */
+        const long long gap = want - w->wq.last_end;
+        if (w->wq.last_cls >= 0 && w->wq.drain_start < wanted &&
+            (gap == 0 || (gap > 0 && w->wq.last_end > w->wq.ld_end))) {
             long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
-            if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c));
+            if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c) - gap);
         }
         double pj = pr->cmd_pj;
         long long act = pr->act;
