@@ -277,10 +277,13 @@ struct mx_dram {
     chan_t *ch;
     uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
     int mask_words;
-    inflight_t *heap;                /* min-heap on (done, seq)     */
-    size_t nheap, capheap;
+    /* in flight, by kind: reads (done = issue + RL + burst), writes (+ WL +
+     * burst), reads served from the write queue (+ 1).  Each is pushed in
+     * issue order with a fixed latency, so each ring is sorted by (done,
+     * seq): the earliest completion is the least of three heads. */
+    struct inflight_ring { inflight_t *v; size_t head, n, cap; } fly[3];
     mx_dram_done *fifo;              /* completed, not popped (ring) */
-    size_t fhead, fn, fcap;
+    size_t fhead, fn, fcap;          /* fcap and the rings' cap: powers of two */
     mx_dram_stats st;                /* commands and completions (energy filled on read) */
 };
 
@@ -333,7 +336,7 @@ void mx_dram_free(mx_dram *d)
 {
     if (!d) return;
     free_channels(d);
-    free(d->heap);
+    for (int k = 0; k < 3; k++) free(d->fly[k].v);
     free(d->fifo);
     free(d);
 }
@@ -509,66 +512,67 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
 
 /* ---- completions ---------------------------------------------------------- */
 
-static inline int heap_less(const inflight_t *a, const inflight_t *b)
+static inline int fly_less(const inflight_t *a, const inflight_t *b)
 {
     return a->done < b->done || (a->done == b->done && a->seq < b->seq);
 }
 
-static void heap_push(mx_dram *d, const inflight_t *e)
+enum { FLY_RD = 0, FLY_WR = 1, FLY_FWD = 2 };
+
+static void fly_push(mx_dram *d, int k, const inflight_t *e)
 {
-    if (d->nheap == d->capheap) {
-        size_t nc = d->capheap ? 2 * d->capheap : 64;
-        inflight_t *h = realloc(d->heap, nc * sizeof *h);
-        if (!h) abort(); /* out of memory mid-simulation: no sane way to go on */
-        d->heap = h;
-        d->capheap = nc;
+    struct inflight_ring *r = &d->fly[k];
+    if (r->n == r->cap) {
+        size_t nc = r->cap ? 2 * r->cap : 64;
+        inflight_t *v = malloc(nc * sizeof *v);
+        if (!v) abort(); /* out of memory mid-simulation: no sane way to go on */
+        for (size_t i = 0; i < r->n; i++) v[i] = r->v[(r->head + i) & (r->cap - 1)];
+        free(r->v);
+        r->v = v;
+        r->cap = nc;
+        r->head = 0;
     }
-    size_t i = d->nheap++;
-    while (i > 0) {
-        size_t p = (i - 1) / 2;
-        if (!heap_less(e, &d->heap[p])) break;
-        d->heap[i] = d->heap[p];
-        i = p;
-    }
-    d->heap[i] = *e;
+    r->v[(r->head + r->n++) & (r->cap - 1)] = *e;
 }
 
-static void heap_pop(mx_dram *d)
+/* The earliest completion in flight (NULL: none); *k its ring. */
+static inline const inflight_t *fly_first(const mx_dram *d, int *k)
 {
-    inflight_t last = d->heap[--d->nheap];
-    size_t i = 0, n = d->nheap;
-    for (;;) {
-        size_t l = 2 * i + 1, s;
-        if (l >= n) break;
-        s = (l + 1 < n && heap_less(&d->heap[l + 1], &d->heap[l])) ? l + 1 : l;
-        if (!heap_less(&d->heap[s], &last)) break;
-        d->heap[i] = d->heap[s];
-        i = s;
+    const inflight_t *best = NULL;
+    for (int i = 0; i < 3; i++) {
+        const struct inflight_ring *r = &d->fly[i];
+        if (r->n && (!best || fly_less(&r->v[r->head], best))) {
+            best = &r->v[r->head];
+            *k = i;
+        }
     }
-    if (n) d->heap[i] = last;
+    return best;
 }
 
 /* Moves completions with done <= now to the FIFO, in (done, issue) order. */
 static void retire(mx_dram *d)
 {
-    while (d->nheap && d->heap[0].done <= d->now) {
-        const inflight_t *e = &d->heap[0];
+    const inflight_t *e;
+    int k = 0;
+    while ((e = fly_first(d, &k)) && e->done <= d->now) {
         if (d->fn == d->fcap) {
             size_t nc = d->fcap ? 2 * d->fcap : 64;
             mx_dram_done *f = malloc(nc * sizeof *f);
             if (!f) abort();
-            for (size_t k = 0; k < d->fn; k++) f[k] = d->fifo[(d->fhead + k) % d->fcap];
+            for (size_t k = 0; k < d->fn; k++) f[k] = d->fifo[(d->fhead + k) & (d->fcap - 1)];
             free(d->fifo);
             d->fifo = f;
             d->fcap = nc;
             d->fhead = 0;
         }
-        mx_dram_done *o = &d->fifo[(d->fhead + d->fn++) % d->fcap];
+        mx_dram_done *o = &d->fifo[(d->fhead + d->fn++) & (d->fcap - 1)];
         o->id = e->id; o->addr = e->addr; o->is_write = e->is_write;
         o->arrive = e->arrive; o->done = e->done;
         if (e->is_write) d->st.writes_done++;
         else { d->st.reads_done++; d->st.read_latency_sum += e->done - e->arrive; }
-        heap_pop(d);
+        struct inflight_ring *r = &d->fly[k];
+        r->head = (r->head + 1) & (r->cap - 1);
+        r->n--;
     }
 }
 
@@ -576,7 +580,7 @@ int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
 {
     if (!d->fn) return 0;
     *out = d->fifo[d->fhead];
-    d->fhead = (d->fhead + 1) % d->fcap;
+    d->fhead = (d->fhead + 1) & (d->fcap - 1);
     d->fn--;
     return 1;
 }
@@ -668,7 +672,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     if (w) d->st.wr++;
     else d->st.rd++;
     inflight_t e = {now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst, d->seq++, rq.id, rq.addr, rq.arrive, w};
-    heap_push(d, &e);
+    fly_push(d, w ? FLY_WR : FLY_RD, &e);
     update_mode(d, ch);
 }
 
@@ -746,7 +750,7 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
         for (int s = ch->wq.head[b]; s >= 0; s = ch->wq.pool[s].next)
             if (ch->wq.pool[s].addr >> d->m.shift == a) {
                 inflight_t e = {d->now + 1, d->seq++, id, addr, d->now, 0};
-                heap_push(d, &e);
+                fly_push(d, FLY_FWD, &e);
                 return 0;
             }
     }
@@ -803,7 +807,9 @@ uint64_t mx_dram_next_event(const mx_dram *d)
 {
     uint64_t nx = min_next(d);
     nx = nx == UINT64_MAX ? UINT64_MAX : nx + 1;
-    if (d->nheap && d->heap[0].done < nx) nx = d->heap[0].done;
+    int k;
+    const inflight_t *e = fly_first(d, &k);
+    if (e && e->done < nx) nx = e->done;
     return nx;
 }
 
