@@ -240,6 +240,24 @@ TEST(Dma, TileBursts)
     EXPECT_EQ(mx_dma_stream_bursts(&s), 5u);
 }
 
+// A burst the memory refused goes back and comes out next, once; the count
+// of a stream is from its start whatever was put back.
+TEST(Dma, UngetReturnsTheRefusedBurstNext)
+{
+    mx_dma_stream s;
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_linear(&s, 0, 256); // bursts 0, 64, 128, 192
+    uint64_t a;
+    ASSERT_TRUE(mx_dma_stream_next(&s, &a));
+    ASSERT_TRUE(mx_dma_stream_next(&s, &a));
+    EXPECT_EQ(a, 64u);
+    mx_dma_stream_unget(&s, a);
+    EXPECT_EQ(mx_dma_stream_bursts(&s), 4u);
+    std::vector<uint64_t> got;
+    while (mx_dma_stream_next(&s, &a)) got.push_back(a);
+    EXPECT_EQ(got, (std::vector<uint64_t>{64, 128, 192}));
+}
+
 // A config naming a DRAM that was never loaded (a caller skipped
 // mx_config_dram) is refused by both engines instead of silently timing the
 // bandwidth channel.

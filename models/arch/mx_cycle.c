@@ -46,20 +46,22 @@ typedef struct {
 static long long mem_to_acc(const mem_port *p, long long t) { return (long long)ceil((double)t * p->ratio - 1e-9); }
 static long long acc_to_mem(const mem_port *p, long long a) { return (long long)ceil((double)a / p->ratio - 1e-9); }
 
-static int mem_can_accept(const mem_port *p, uint64_t addr, int w)
+static int mem_can_accept(const mem_port *p, int w)
 {
-    if (p->d) return w ? mx_dram_write_below_drain(p->d, addr) : mx_dram_can_accept(p->d, addr, 0);
     return p->n[w] < CHAN_RING && p->free_at < (double)p->now + 64 * p->per_burst;
 }
 
-static void mem_add(mem_port *p, uint64_t addr, int w, uint64_t id)
+/* The DMA's request if the memory takes it now: 0, or -1 (nothing changed). */
+static int mem_try_add(mem_port *p, uint64_t addr, int w, uint64_t id)
 {
-    if (p->d) { mx_dram_add(p->d, addr, w, id); return; }
+    if (p->d) return mx_dram_dma_add(p->d, addr, w, id);
+    if (!mem_can_accept(p, w)) return -1;
     double start = p->free_at > (double)p->now ? p->free_at : (double)p->now;
     p->free_at = start + p->per_burst;
     chan_req *r = &p->ring[w][(p->head[w] + p->n[w]++) % CHAN_RING];
     r->id = id;
     r->done = (long long)ceil(p->free_at - 1e-9) + (w ? 0 : p->latency);
+    return 0;
 }
 
 /* 1 and the request id, its kind and completion (memory clock), or 0. */
@@ -481,10 +483,9 @@ static int cycle_issue_loads(cycle_run *r)
         uint64_t addr;
         int blocked = 0;
         while (r->ld_which < 2) {
-            mx_dma_stream save = r->ld_st[r->ld_which];
-            if (!mx_dma_stream_next(&r->ld_st[r->ld_which], &addr)) { r->ld_which++; continue; }
-            if (!mem_can_accept(&r->port, addr, 0)) { r->ld_st[r->ld_which] = save; blocked = 1; break; }
-            mem_add(&r->port, addr, 0, (uint64_t)r->ld);
+            mx_dma_stream *st = &r->ld_st[r->ld_which];
+            if (!mx_dma_stream_next(st, &addr)) { r->ld_which++; continue; }
+            if (mem_try_add(&r->port, addr, 0, (uint64_t)r->ld) != 0) { mx_dma_stream_unget(st, addr); blocked = 1; break; }
             ls->outstanding++;
             r->read_bursts[r->ld_which]++;
             progress = 1;
@@ -510,10 +511,12 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
         uint64_t addr;
         int blocked = 0;
         for (;;) {
-            mx_dma_stream save = ss->st;
             if (!mx_dma_stream_next(&ss->st, &addr)) break;
-            if (!mem_can_accept(&r->port, addr, 1)) { ss->st = save; blocked = 1; break; }
-            mem_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si);
+            if (mem_try_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si) != 0) {
+                mx_dma_stream_unget(&ss->st, addr);
+                blocked = 1;
+                break;
+            }
             ss->outstanding++;
             r->write_bursts++;
             progress = 1;

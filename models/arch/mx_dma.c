@@ -49,8 +49,19 @@ void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes)
 
 int mx_dma_stream_next_fn(void *s, uint64_t *addr) { return mx_dma_stream_next((mx_dma_stream *)s, addr); }
 
+void mx_dma_stream_unget(mx_dma_stream *s, uint64_t addr)
+{
+    s->held = 1;
+    s->hold = addr;
+}
+
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
 {
+    if (s->held) {
+        s->held = 0;
+        *addr = s->hold;
+        return 1;
+    }
     while (s->g < s->nseg) {
         const mx_dma_seg *g = &s->seg[s->g];
         uint64_t start = g->base + s->j * g->stride, end = start + g->len;
@@ -80,6 +91,7 @@ uint64_t mx_dma_stream_bursts(const mx_dma_stream *s)
     c.g = 0;
     c.j = 0;
     c.emitted = 0;
+    c.held = 0;
     c.next = c.nseg ? c.seg[0].base - c.seg[0].base % c.burst : 0;
     uint64_t n = 0, a;
     while (mx_dma_stream_next(&c, &a)) n++;

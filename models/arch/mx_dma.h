@@ -51,6 +51,8 @@ typedef struct {
     uint64_t next;         /* next burst address in the segment */
     uint64_t last;         /* the burst moved last               */
     int emitted;
+    int held;              /* mx_dma_stream_unget: `hold` comes next */
+    uint64_t hold;
 } mx_dma_stream;
 
 /* A matrix stored as rows x (cols * bits / 8) bytes at base, with its scale
@@ -74,6 +76,9 @@ void mx_dma_stream_add_segments(mx_dma_stream *s, uint64_t base, uint64_t stride
 void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes);
 /* Next burst address: 1 and *addr, or 0 when the stream is exhausted. */
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr);
+/* Puts back the address the last mx_dma_stream_next returned (the memory
+ * did not take it): the next call returns it again. */
+void mx_dma_stream_unget(mx_dma_stream *s, uint64_t addr);
 /* mx_dma_stream_next with the signature of mx_dram_next_addr
  * (mem/mx_dram_probe.h), so a stream can be probed alone on the DRAM. */
 int mx_dma_stream_next_fn(void *s, uint64_t *addr);

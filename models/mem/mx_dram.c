@@ -727,20 +727,39 @@ int mx_dram_can_accept(const mx_dram *d, uint64_t addr, int is_write)
     return (is_write ? ch->wq.n : ch->rq.n) < d->c.queue_size;
 }
 
-int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr)
+static int below_drain(const mx_dram *d, const chan_t *ch)
 {
-    int f[F_N];
-    map_addr(&d->m, addr, f);
-    const chan_t *ch = &d->ch[f[F_CH]];
     /* below the watermark, and not lengthening a drain that reads wait for
      * (a drain runs down to write_low: a writer feeding it starves reads) */
     return ch->wq.n + 1 < d->c.write_high && ch->wq.n < d->c.queue_size && !(ch->draining && ch->rq.n > 0);
 }
 
+int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr)
+{
+    int f[F_N];
+    map_addr(&d->m, addr, f);
+    return below_drain(d, &d->ch[f[F_CH]]);
+}
+
+static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write, uint64_t id);
+
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
     int f[F_N];
     map_addr(&d->m, addr, f);
+    return add_mapped(d, f, addr, is_write, id);
+}
+
+int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
+{
+    int f[F_N];
+    map_addr(&d->m, addr, f);
+    if (is_write && !below_drain(d, &d->ch[f[F_CH]])) return -1;
+    return add_mapped(d, f, addr, is_write, id);
+}
+
+static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write, uint64_t id)
+{
     chan_t *ch = &d->ch[f[F_CH]];
     queue_t *q = is_write ? &ch->wq : &ch->rq;
     if (q->n >= d->c.queue_size) return -1;

@@ -129,6 +129,10 @@ int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr);
 /* Enqueues one burst request arriving at the current clock; id is returned
  * with its completion.  0, or -1 if the queue is full. */
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id);
+/* The accelerator DMA's request (the cycle engine's and the probes' one
+ * rule): a read if its queue has room, a write if mx_dram_write_below_drain.
+ * 0 added, or -1 and nothing changed. */
+int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id);
 
 /* One DRAM clock: refresh, scheduling (at most one command per channel per
  * clock), completions. */

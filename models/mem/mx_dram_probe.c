@@ -25,18 +25,11 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
     for (;;) {
         for (;;) {
             const int second = split > 0 && issued >= split, wr = second ? second_is_write : is_write;
-            /* writes as the accelerator's DMA issues them (mx_cycle.c
-             * mem_can_accept): below the drain watermark, so a store whose
+            /* requests as the accelerator's DMA issues them: writes only
+             * below the drain watermark (mx_dram_dma_add), so a store whose
              * channel share exceeds it waits on that channel's drain */
-            if (!have || (second && mx_dram_now(d) < second_at) ||
-                !(wr ? mx_dram_write_below_drain(d, addr) : mx_dram_can_accept(d, addr, 0)))
-                break;
-            if (mx_dram_add(d, addr, wr, issued++) != 0) { /* refused after accepting: a model bug */
-                mx_dram_free(d);
-                snprintf(err, errlen, "DRAM model refused a request it had room for (address 0x%llx)",
-                         (unsigned long long)addr);
-                return -1;
-            }
+            if (!have || (second && mx_dram_now(d) < second_at) || mx_dram_dma_add(d, addr, wr, issued) != 0) break;
+            issued++;
             out->accept_clock = mx_dram_now(d);
             have = next(src, &addr);
         }
