@@ -346,6 +346,16 @@ void both_engines(const char *dram, int array, mx_dataflow df, const char *fmt, 
     c.engine = MX_ENGINE_CYCLE;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
 }
+
+// The analytic engine's cycles within `tol` (relative) of the cycle engine's.
+void cycles_within(const char *dram, int array, mx_dataflow df, const char *fmt, long long M, long long N,
+                   long long K, double tol)
+{
+    mx_stats an, cy;
+    both_engines(dram, array, df, fmt, M, N, K, an, cy);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, tol * (double)cy.cycles)
+        << dram << " " << array << "x" << array << " " << fmt << " " << M << "x" << N << "x" << K;
+}
 } // namespace
 
 // A store holds its output half only while the write queue is too full to
@@ -375,9 +385,7 @@ TEST(DramStore, HoldDecidedByWhatTheQueueHoldsOnArrival)
 // the analytic walk does not model; docs/VALIDATION.md.)
 TEST(DramStore, StoreTimedAfterTheLastLoadBeforeIt)
 {
-    mx_stats an, cy;
-    both_engines("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 1257, 80, 16, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    cycles_within("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 1257, 80, 16, 0.02);
 }
 
 // The controller turns to writes only when no read waits, and the DMA never
@@ -390,11 +398,8 @@ TEST(DramStore, StoreTimedAfterTheLastLoadBeforeIt)
 // DDR4, the same mistake makes it 5.6% short; within 2% now.
 TEST(DramStore, NoWritesBetweenBackToBackLoads)
 {
-    mx_stats an, cy;
-    both_engines("lpddr4_2400", 8, MX_DATAFLOW_IS, "mxsf", 16, 1776, 2032, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
-    both_engines("ddr4_3200", 8, MX_DATAFLOW_WS, "mxsf", 1153, 16, 1520, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    cycles_within("lpddr4_2400", 8, MX_DATAFLOW_IS, "mxsf", 16, 1776, 2032, 0.06);
+    cycles_within("ddr4_3200", 8, MX_DATAFLOW_WS, "mxsf", 1153, 16, 1520, 0.02);
 }
 
 // A held output half is free once the store's last burst is in the write
@@ -406,9 +411,7 @@ TEST(DramStore, NoWritesBetweenBackToBackLoads)
 // writes as the DMA does; better on held-out seeds, worse on this row).
 TEST(DramStore, HeldHalfFreeOnceItsLastBurstIsQueued)
 {
-    mx_stats an, cy;
-    both_engines("hbm2", 32, MX_DATAFLOW_WS, "mxsf", 108, 236, 32, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.05 * (double)cy.cycles);
+    cycles_within("hbm2", 32, MX_DATAFLOW_WS, "mxsf", 108, 236, 32, 0.05);
 }
 
 // A load issued in a slot reserved ahead of a held store's drain goes
@@ -420,11 +423,8 @@ TEST(DramStore, HeldHalfFreeOnceItsLastBurstIsQueued)
 // 2% now (the second 2.4% long since stop 23's probed store tail).
 TEST(DramStore, ReservedLoadDoesNotRebookTheWrites)
 {
-    mx_stats an, cy;
-    both_engines("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 832, 16, 48, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
-    both_engines("lpddr4_2400", 32, MX_DATAFLOW_WS, "mxsf", 1165, 69, 16, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.03 * (double)cy.cycles);
+    cycles_within("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 832, 16, 48, 0.02);
+    cycles_within("lpddr4_2400", 32, MX_DATAFLOW_WS, "mxsf", 1165, 69, 16, 0.03);
 }
 
 // A store enters the write queues in address order, and only below the
@@ -437,11 +437,8 @@ TEST(DramStore, ReservedLoadDoesNotRebookTheWrites)
 // 18 and 14), the GEMMs were 14.3% and 10.2% short; 6.1% and 2.8% now.
 TEST(DramStore, StoreEntersChannelByChannel)
 {
-    mx_stats an, cy;
-    both_engines("hbm2", 32, MX_DATAFLOW_OS, "bf16", 1296, 173, 10, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.08 * (double)cy.cycles);
-    both_engines("hbm2", 32, MX_DATAFLOW_OS, "bf16", 224, 1574, 38, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.05 * (double)cy.cycles);
+    cycles_within("hbm2", 32, MX_DATAFLOW_OS, "bf16", 1296, 173, 10, 0.08);
+    cycles_within("hbm2", 32, MX_DATAFLOW_OS, "bf16", 224, 1574, 38, 0.05);
 }
 
 // A load wanted while a store drained, arriving a few cycles after the
@@ -453,11 +450,8 @@ TEST(DramStore, StoreEntersChannelByChannel)
 // seeds 16 and 17, the second the worst row of all six); 1.0% and 3.7% now.
 TEST(DramStore, LoadSoonAfterADrainWaitsForTheTurnaround)
 {
-    mx_stats an, cy;
-    both_engines("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 1936, 16, 3, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.04 * (double)cy.cycles);
-    both_engines("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 101, 16, 1, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
+    cycles_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 1936, 16, 3, 0.04);
+    cycles_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 101, 16, 1, 0.06);
 }
 
 // Whether a store fits the write queue is decided per channel, with the
@@ -482,9 +476,7 @@ TEST(DramStore, StoreFitsPerChannel)
 // (mx_cycle_xfer_sig), within 2%.
 TEST(DramProbe, TilesAtOtherBankPhasesProbedOnTheirOwn)
 {
-    mx_stats an, cy;
-    both_engines("ddr4_3200", 32, MX_DATAFLOW_OS, "bf16", 92, 86, 48, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    cycles_within("ddr4_3200", 32, MX_DATAFLOW_OS, "bf16", 92, 86, 48, 0.02);
 }
 
 // What follows the first two loads (issued together, served row hits first)
@@ -496,9 +488,7 @@ TEST(DramProbe, TilesAtOtherBankPhasesProbedOnTheirOwn)
 // Timed alone (closed banks, no wait) the GEMM was 15.4% short.
 TEST(DramPairProbe, WhatFollowsThePairFindsItsRows)
 {
-    mx_stats an, cy;
-    both_engines("hbm2", 8, MX_DATAFLOW_OS, "bf16", 35, 16, 16, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    cycles_within("hbm2", 8, MX_DATAFLOW_OS, "bf16", 35, 16, 16, 0.02);
 }
 
 // A store arriving g cycles after a load's last request left the queue is
@@ -509,9 +499,7 @@ TEST(DramPairProbe, WhatFollowsThePairFindsItsRows)
 // timing the stores from the load's data; within 1.5% now.
 TEST(DramStore, StoreAfterALoadWaitsForTheLoadsCommands)
 {
-    mx_stats an, cy;
-    both_engines("lpddr4_2400", 32, MX_DATAFLOW_OS, "mxsf", 80, 16, 4, an, cy);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.015 * (double)cy.cycles);
+    cycles_within("lpddr4_2400", 32, MX_DATAFLOW_OS, "mxsf", 80, 16, 4, 0.015);
 }
 
 // Background energy follows the ranks each tile touches, not the ranks of
