@@ -519,19 +519,24 @@ static inline int fly_less(const inflight_t *a, const inflight_t *b)
 
 enum { FLY_RD = 0, FLY_WR = 1, FLY_FWD = 2 };
 
+/* A full ring of n elements of `size` bytes (capacity *cap, a power of two,
+ * from *head) doubled, its elements moved to the front. */
+static void ring_grow(void **v, size_t size, size_t *head, size_t *cap, size_t n)
+{
+    const size_t nc = *cap ? 2 * *cap : 64;
+    char *w = malloc(nc * size);
+    if (!w) abort(); /* out of memory mid-simulation: no sane way to go on */
+    for (size_t i = 0; i < n; i++) memcpy(w + i * size, (char *)*v + ((*head + i) & (*cap - 1)) * size, size);
+    free(*v);
+    *v = w;
+    *cap = nc;
+    *head = 0;
+}
+
 static void fly_push(mx_dram *d, int k, const inflight_t *e)
 {
     struct inflight_ring *r = &d->fly[k];
-    if (r->n == r->cap) {
-        size_t nc = r->cap ? 2 * r->cap : 64;
-        inflight_t *v = malloc(nc * sizeof *v);
-        if (!v) abort(); /* out of memory mid-simulation: no sane way to go on */
-        for (size_t i = 0; i < r->n; i++) v[i] = r->v[(r->head + i) & (r->cap - 1)];
-        free(r->v);
-        r->v = v;
-        r->cap = nc;
-        r->head = 0;
-    }
+    if (r->n == r->cap) ring_grow((void **)&r->v, sizeof *r->v, &r->head, &r->cap, r->n);
     r->v[(r->head + r->n++) & (r->cap - 1)] = *e;
 }
 
@@ -555,16 +560,7 @@ static void retire(mx_dram *d)
     const inflight_t *e;
     int k = 0;
     while ((e = fly_first(d, &k)) && e->done <= d->now) {
-        if (d->fn == d->fcap) {
-            size_t nc = d->fcap ? 2 * d->fcap : 64;
-            mx_dram_done *f = malloc(nc * sizeof *f);
-            if (!f) abort();
-            for (size_t k = 0; k < d->fn; k++) f[k] = d->fifo[(d->fhead + k) & (d->fcap - 1)];
-            free(d->fifo);
-            d->fifo = f;
-            d->fcap = nc;
-            d->fhead = 0;
-        }
+        if (d->fn == d->fcap) ring_grow((void **)&d->fifo, sizeof *d->fifo, &d->fhead, &d->fcap, d->fn);
         mx_dram_done *o = &d->fifo[(d->fhead + d->fn++) & (d->fcap - 1)];
         o->id = e->id; o->addr = e->addr; o->is_write = e->is_write;
         o->arrive = e->arrive; o->done = e->done;
