@@ -708,9 +708,12 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             break;
         }
         const long long next = cycle_next_event(r);
-        if (next == LLONG_MAX) {
-            rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld (internal error)",
-                         g->name, r->cp, r->ntiles);
+        /* time must move forward: a next event at or before now (a model
+         * that never retires what is due) would spin here forever */
+        if (next == LLONG_MAX || next <= r->port.now) {
+            rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld, "
+                         "memory clock %lld, next event %s (internal error)",
+                         g->name, r->cp, r->ntiles, r->port.now, next == LLONG_MAX ? "none" : "not later");
             break;
         }
         mem_advance(&r->port, next);

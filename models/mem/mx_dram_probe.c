@@ -4,6 +4,8 @@
  */
 #include "mem/mx_dram_probe.h"
 
+#include "util/mx_util.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +46,13 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
         /* a queue slot frees only when the model acts: skip to its next event */
         uint64_t nx = mx_dram_next_event(d);
         if (have && issued >= split && split > 0 && mx_dram_now(d) < second_at && second_at < nx) nx = second_at;
-        if (nx == UINT64_MAX) break;
+        if (nx == UINT64_MAX || nx <= mx_dram_now(d)) { /* requests outstanding, time stuck: a model bug */
+            mx_fail(err, errlen, "DRAM probe: %llu of %llu requests done at clock %llu and no later event "
+                     "(internal error)", (unsigned long long)done, (unsigned long long)issued,
+                     (unsigned long long)mx_dram_now(d));
+            mx_dram_free(d);
+            return -1;
+        }
         mx_dram_run_until(d, nx);
     }
     mx_dram_get_stats(d, &out->stats);

@@ -31,7 +31,8 @@ typedef struct {
     mx_dram_stats stats;  /* commands, row hits, energy (incl. background) */
 } mx_dram_probe;
 
-/* 0, or -1 with err set (bad config). */
+/* 0, or -1 with err set (bad config; or requests outstanding and no later
+ * event, a model bug, reported rather than spun on or truncated). */
 int mx_dram_probe_run(const mx_dram_config *c, mx_dram_next_addr next, void *src, int is_write,
                       mx_dram_probe *out, char *err, size_t errlen);
 /* The same for two transfers as one sequence: the first `split` requests

@@ -109,8 +109,8 @@ private:
             }
             if (done >= n) break;
             const uint64_t e = mx_dram_next_event(d);
-            if (e == UINT64_MAX) {
-                SC_REPORT_ERROR(name(), "DRAM model: bursts pending but no next event");
+            if (e == UINT64_MAX || e <= mx_dram_now(d)) {
+                SC_REPORT_ERROR(name(), "DRAM model: bursts pending but no later event");
                 break;
             }
             mx_dram_run_until(d, e);
