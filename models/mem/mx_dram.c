@@ -68,6 +68,7 @@ static const char *const field_letters[F_N] = {"ch", "ra", "bg", "ba", "ro", "co
 typedef struct {
     int shift;            /* burst offset bits dropped first            */
     int pos[F_N], width[F_N];
+    uint64_t mask[F_N];   /* (1 << width) - 1 */
 } addr_map;
 
 /* Field positions: letters MSB first, so the last pair takes the lowest bits. */
@@ -98,6 +99,7 @@ static int build_map(const mx_dram_config *c, addr_map *m, char *err, size_t err
             return mx_fail(err, errlen, "key 'address_mapping': field '%s' named twice in '%s'",
                         field_letters[f], s);
         m->pos[f] = pos;
+        m->mask[f] = (UINT64_C(1) << m->width[f]) - 1;
         pos += m->width[f];
     }
     if (pos + m->shift > 64)
@@ -109,7 +111,13 @@ static void map_addr(const addr_map *m, uint64_t addr, int f[F_N])
 {
     uint64_t a = addr >> m->shift;
     for (int k = 0; k < F_N; k++)
-        f[k] = (int)((a >> m->pos[k]) & ((UINT64_C(1) << m->width[k]) - 1));
+        f[k] = (int)((a >> m->pos[k]) & m->mask[k]);
+}
+
+/* The channel field alone (the DMA's refusals need nothing else). */
+static inline int map_channel(const addr_map *m, uint64_t addr)
+{
+    return (int)((addr >> m->shift >> m->pos[F_CH]) & m->mask[F_CH]);
 }
 
 int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen)
@@ -748,9 +756,10 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 
 int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
+    const chan_t *ch = &d->ch[map_channel(&d->m, addr)];
+    if (is_write ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) return -1;
     int f[F_N];
     map_addr(&d->m, addr, f);
-    if (is_write && !below_drain(d, &d->ch[f[F_CH]])) return -1;
     return add_mapped(d, f, addr, is_write, id);
 }
 
