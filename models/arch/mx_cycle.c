@@ -89,6 +89,13 @@ static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
     return 0;
 }
 
+/* A refusal's mark: the DRAM's queue epoch + 1 (0: no refusal).  The
+ * protocol model refuses again until its queues change, so a mark equal to
+ * port_mark() now means "refused, retry pointless" (the simple channel's
+ * answer depends on time: never marked). */
+static uint64_t port_mark(const mem_port *p) { return p->d ? mx_dram_queue_epoch(p->d) + 1 : 0; }
+static int port_still_refuses(const mem_port *p, uint64_t mark) { return mark != 0 && mark == port_mark(p); }
+
 /* Earliest memory clock > now at which the port changes by itself. */
 static long long mem_next_event(const mem_port *p)
 {
@@ -352,7 +359,10 @@ typedef struct {
     int ld_active;             /* its stream is set up                        */
     mx_dma_stream ld_st[2];    /* A and B streams of tile ld                  */
     int ld_which;
+    uint64_t ld_refused, st_refused; /* port_mark() of the last refusal     */
     long long cp;              /* next tile to compute                        */
+    tile_info cp_ti;           /* tile_at(cp), computed once per tile          */
+    long long cp_ti_of;        /* the tile cp_ti describes (-1: none)          */
     long long ends[3];         /* compute end of tiles t-1, t-2 (ring by t % 3) */
     long long end_prev, pure, stall_dram, stall_sram, stall_rqu;
     long long st_head, st_tail; /* stores: [head, tail) in the ring           */
@@ -412,8 +422,11 @@ static int cycle_compute(cycle_run *r)
     if (!(r->cp < r->ntiles && r->st_tail - r->st_head < STORE_SLOTS && ls->tile == r->cp && ls->all_issued &&
           ls->outstanding == 0))
         return 0;
-    tile_info ti;
-    tile_at(&r->w, r->cp, &ti);
+    if (r->cp_ti_of != r->cp) { /* a tile may wait here for many events */
+        tile_at(&r->w, r->cp, &r->cp_ti);
+        r->cp_ti_of = r->cp;
+    }
+    const tile_info ti = r->cp_ti;
     int half = (int)(ti.out_idx % 2);
     if (ti.first_k && !r->out_free_known[half]) return 0;
     long long ready = ls->max_done >= 0 ? mem_to_acc(&r->port, ls->max_done) : 0;
@@ -482,10 +495,16 @@ static int cycle_issue_loads(cycle_run *r)
         }
         uint64_t addr;
         int blocked = 0;
+        if (port_still_refuses(&r->port, r->ld_refused)) break;
         while (r->ld_which < 2) {
             mx_dma_stream *st = &r->ld_st[r->ld_which];
             if (!mx_dma_stream_next(st, &addr)) { r->ld_which++; continue; }
-            if (mem_try_add(&r->port, addr, 0, (uint64_t)r->ld) != 0) { mx_dma_stream_unget(st, addr); blocked = 1; break; }
+            if (mem_try_add(&r->port, addr, 0, (uint64_t)r->ld) != 0) {
+                mx_dma_stream_unget(st, addr);
+                r->ld_refused = port_mark(&r->port);
+                blocked = 1;
+                break;
+            }
             ls->outstanding++;
             r->read_bursts[r->ld_which]++;
             progress = 1;
@@ -508,12 +527,14 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
         store_slot *ss = &r->stores[si % STORE_SLOTS];
         if (ss->all_issued) continue;
         if (acc_to_mem(&r->port, ss->avail) > r->port.now) break;
+        if (port_still_refuses(&r->port, r->st_refused)) break;
         uint64_t addr;
         int blocked = 0;
         for (;;) {
             if (!mx_dma_stream_next(&ss->st, &addr)) break;
             if (mem_try_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si) != 0) {
                 mx_dma_stream_unget(&ss->st, addr);
+                r->st_refused = port_mark(&r->port);
                 blocked = 1;
                 break;
             }
@@ -673,6 +694,7 @@ static int cycle_setup(cycle_run *r, char *err, size_t errlen)
                 r->shape_cyc[i][j][k] = mx_tile_compute_cycles(c, w->dims_m[i], w->dims_n[j], w->dims_k[k]);
             }
     r->out_free_known[0] = r->out_free_known[1] = 1;
+    r->cp_ti_of = -1;
     return 0;
 }
 
@@ -698,9 +720,8 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             progress = cps;
             progress |= cycle_issue_loads(r);
             progress |= cycle_issue_stores(r, now_a);
-            cycle_retire_stores(r);
             progress |= cycle_completions(r);
-            cycle_retire_stores(r);
+            cycle_retire_stores(r); /* only compute, next round, reads st_head */
         }
         if (rc != 0) break;
         if (r->cp == r->ntiles && r->ld == r->ntiles && r->st_head == r->st_tail) {

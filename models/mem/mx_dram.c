@@ -284,6 +284,7 @@ struct mx_dram {
     int rank_sh, group_sh;           /* flat bank >> rank_sh = rank, >> group_sh = flat group */
     chan_t *ch;
     uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
+    uint64_t epoch;                  /* queue changes (mx_dram_queue_epoch) */
     int mask_words;
     /* in flight, by kind: reads (done = issue + RL + burst), writes (+ WL +
      * burst), reads served from the write queue (+ 1).  Each is pushed in
@@ -434,6 +435,8 @@ oom:
 }
 
 uint64_t mx_dram_now(const mx_dram *d) { return d->now; }
+
+uint64_t mx_dram_queue_epoch(const mx_dram *d) { return d->epoch; }
 
 /* ---- scheduler ------------------------------------------------------------ */
 
@@ -670,6 +673,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
     bk->pre = mx_llmax(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
     queue_remove(q, idx);
+    d->epoch++;
     ch->nhit[w][b]--;
     if (d->c.page_policy == MX_PAGE_CLOSED)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
@@ -780,6 +784,7 @@ static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write,
     }
     req_t nr = {addr, id, d->now, d->rseq++, f[F_RO], b, -1, -1};
     int idx = queue_push(q, &nr);
+    d->epoch++;
     bank_st *bk = &ch->bank[b];
     int hit = bk->row == nr.row;
     if (hit) ch->nhit[is_write][b]++;

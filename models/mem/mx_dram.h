@@ -126,6 +126,11 @@ int mx_dram_can_accept(const mx_dram *d, uint64_t addr, int is_write);
  * wait: a writer that waits for this never delays reads beyond the writes
  * already buffered (the cycle engine's store DMA). */
 int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr);
+/* A count that changes whenever a read or write queue gains or loses a
+ * request.  mx_dram_dma_add's answer depends only on the queues (and the
+ * drain mode they set), so a DMA refused at one count is refused again
+ * until the count changes: the cycle engine skips those retries. */
+uint64_t mx_dram_queue_epoch(const mx_dram *d);
 /* Enqueues one burst request arriving at the current clock; id is returned
  * with its completion.  0, or -1 if the queue is full. */
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id);
