@@ -267,6 +267,8 @@ typedef struct {
     queue_t rq, wq;
     uint32_t *nhit[2];               /* per bank: requests of queue [0]=read [1]=write hitting the open row */
     int draining;
+    int ref_pending;                 /* REFs due, not issued, over the ranks */
+    uint64_t ref_due;                /* least ref_due of the ranks          */
     cand_t ref, hit, other;
     uint64_t next;                   /* earliest clock this channel acts (>= now) */
 } chan_t;
@@ -291,6 +293,7 @@ struct mx_dram {
      * issue order with a fixed latency, so each ring is sorted by (done,
      * seq): the earliest completion is the least of three heads. */
     struct inflight_ring { inflight_t *v; size_t head, n, cap; } fly[3];
+    uint64_t fly_next;               /* least done of the ring heads (UINT64_MAX: none) */
     mx_dram_done *fifo;              /* completed, not popped (ring) */
     size_t fhead, fn, fcap;          /* fcap and the rings' cap: powers of two */
     mx_dram_stats st;                /* commands and completions (energy filled on read) */
@@ -398,6 +401,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     if (mx_dram_config_check(c, err, errlen)) return NULL;
     mx_dram *d = calloc(1, sizeof *d);
     if (!d) { mx_fail(err, errlen, "out of memory"); return NULL; }
+    d->fly_next = UINT64_MAX;
     d->c = *c;
     build_map(c, &d->m, NULL, 0);
     derive_timing(c, &d->tm);
@@ -425,6 +429,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
          * every tREFI/ranks clocks, rank r first at (r+1)*tREFI/ranks */
         for (int r = 0; r < c->ranks; r++)
             ch->rank[r].ref_due = c->refresh ? (uint64_t)d->tm.ref_step * (uint64_t)(r + 1) : UINT64_MAX;
+        ch->ref_due = ch->rank[0].ref_due; /* rank 0 falls due first */
         rescan(d, ch, 0);
     }
     return d;
@@ -471,13 +476,12 @@ static inline void offer(cand_t *best, int kind, int idx, uint64_t at, uint64_t 
     }
 }
 
-static void set_next(const mx_dram *d, chan_t *ch, uint64_t tmin)
+static void set_next(chan_t *ch, uint64_t tmin)
 {
     uint64_t nx = ch->ref.at;
     if (ch->hit.at < nx) nx = ch->hit.at;
     if (ch->other.at < nx) nx = ch->other.at;
-    for (int r = 0; r < d->c.ranks; r++)
-        if (ch->rank[r].ref_due < nx) nx = ch->rank[r].ref_due;
+    if (ch->ref_due < nx) nx = ch->ref_due;
     ch->next = nx < tmin ? tmin : nx;
 }
 
@@ -488,7 +492,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
 {
     const cand_t none = {CAND_NONE, -1, UINT64_MAX, UINT64_MAX};
     ch->ref = ch->hit = ch->other = none;
-    for (int r = 0; r < d->c.ranks; r++) {
+    for (int r = 0; ch->ref_pending && r < d->c.ranks; r++) {
         const rank_st *rk = &ch->rank[r];
         if (!rk->ref_pending) continue;
         if (rk->open_banks) {
@@ -506,7 +510,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
     for (int k = 0; k < d->mask_words; k++)
         for (uint64_t m = q->mask[k]; m; m &= m - 1) {
             int b = k * 64 + __builtin_ctzll(m);
-            if (ch->rank[b >> d->rank_sh].ref_pending) continue;
+            if (ch->ref_pending && ch->rank[b >> d->rank_sh].ref_pending) continue;
             const bank_st *bk = &ch->bank[b];
             int s = q->head[b];
             if (bk->row < 0) {
@@ -518,7 +522,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
                 offer(&ch->hit, CAND_CAS, s, clampu(cas_ready(d, ch, b, w), tmin), q->pool[s].seq);
             }
         }
-    set_next(d, ch, tmin);
+    set_next(ch, tmin);
 }
 
 /* ---- completions ---------------------------------------------------------- */
@@ -549,6 +553,7 @@ static void fly_push(mx_dram *d, int k, const inflight_t *e)
     struct inflight_ring *r = &d->fly[k];
     if (r->n == r->cap) ring_grow((void **)&r->v, sizeof *r->v, &r->head, &r->cap, r->n);
     r->v[(r->head + r->n++) & (r->cap - 1)] = *e;
+    if (e->done < d->fly_next) d->fly_next = e->done;
 }
 
 /* The earliest completion in flight (NULL: none); *k its ring. */
@@ -568,6 +573,7 @@ static inline const inflight_t *fly_first(const mx_dram *d, int *k)
 /* Moves completions with done <= now to the FIFO, in (done, issue) order. */
 static void retire(mx_dram *d)
 {
+    if (d->fly_next > d->now) return; /* nothing due: the common case, per clock */
     const inflight_t *e;
     int k = 0;
     while ((e = fly_first(d, &k)) && e->done <= d->now) {
@@ -581,6 +587,7 @@ static void retire(mx_dram *d)
         r->head = (r->head + 1) & (r->cap - 1);
         r->n--;
     }
+    d->fly_next = e ? e->done : UINT64_MAX;
 }
 
 int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
@@ -690,25 +697,29 @@ static void do_ref(mx_dram *d, chan_t *ch, int r, uint64_t now)
     rk->act = mx_llmax(rk->act, (int64_t)now + d->tm.tRFC);
     rk->ref = mx_llmax(rk->ref, (int64_t)now + d->tm.tRFC);
     rk->ref_pending--;
+    ch->ref_pending--;
     d->st.ref++;
 }
 
 /* One clock of one channel: refresh bookkeeping, then at most one command. */
 static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
 {
-    int changed = 0;
-    for (int r = 0; r < d->c.ranks; r++) {
-        rank_st *rk = &ch->rank[r];
-        if (rk->ref_due <= now) {
-            rk->ref_pending++;
-            rk->ref_due += (uint64_t)d->tm.ref_step * (uint64_t)d->c.ranks;
-            changed = 1;
+    if (ch->ref_due <= now) { /* a rank's refresh falls due */
+        ch->ref_due = UINT64_MAX;
+        for (int r = 0; r < d->c.ranks; r++) {
+            rank_st *rk = &ch->rank[r];
+            if (rk->ref_due <= now) {
+                rk->ref_pending++;
+                ch->ref_pending++;
+                rk->ref_due += (uint64_t)d->tm.ref_step * (uint64_t)d->c.ranks;
+            }
+            if (rk->ref_due < ch->ref_due) ch->ref_due = rk->ref_due;
         }
+        rescan(d, ch, now);
     }
-    if (changed) rescan(d, ch, now);
     const cand_t *c = ch->ref.at <= now ? &ch->ref : ch->hit.at <= now ? &ch->hit
                     : ch->other.at <= now ? &ch->other : NULL;
-    if (!c) { set_next(d, ch, now + 1); return; }
+    if (!c) { set_next(ch, now + 1); return; }
     int w = ch->draining;
     const req_t *rq = c->kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->pool[c->idx] : NULL;
     switch (c->kind) {
@@ -800,7 +811,7 @@ static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write,
     if (hit) offer(&ch->hit, CAND_CAS, idx, clampu(cas_ready(d, ch, b, is_write), d->now), nr.seq);
     else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, clampu(act_ready(d, ch, b), d->now), nr.seq);
     else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, clampu(bk->pre, d->now), nr.seq);
-    set_next(d, ch, d->now);
+    set_next(ch, d->now);
     return 0;
 }
 
@@ -836,9 +847,7 @@ uint64_t mx_dram_next_event(const mx_dram *d)
 {
     uint64_t nx = min_next(d);
     nx = nx == UINT64_MAX ? UINT64_MAX : nx + 1;
-    int k;
-    const inflight_t *e = fly_first(d, &k);
-    if (e && e->done < nx) nx = e->done;
+    if (d->fly_next < nx) nx = d->fly_next;
     return nx;
 }
 
