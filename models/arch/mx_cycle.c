@@ -250,6 +250,7 @@ typedef struct {
 typedef struct {
     long long out_idx;
     long long avail;     /* accelerator cycle the RQU has the codes ready */
+    long long avail_mem; /* the same in memory clocks (acc_to_mem, once)    */
     long long rqu_end;
     mx_dma_stream st;
     uint64_t outstanding;
@@ -364,6 +365,7 @@ typedef struct {
     tile_info cp_ti;           /* tile_at(cp), computed once per tile          */
     long long cp_ti_of;        /* the tile cp_ti describes (-1: none)          */
     long long ends[3];         /* compute end of tiles t-1, t-2 (ring by t % 3) */
+    long long ends_mem[3];     /* the same in memory clocks (acc_to_mem, once)  */
     long long end_prev, pure, stall_dram, stall_sram, stall_rqu;
     long long st_head, st_tail; /* stores: [head, tail) in the ring           */
     long long out_free[2];     /* output half free from (accelerator cycle)   */
@@ -401,6 +403,7 @@ static void cycle_queue_store(cycle_run *r, const tile_info *ti, long long start
     r->last_rqu_end = ss->rqu_end;
     if (r->cp < r->cap && r->rec) r->rec[r->cp].rqu_end = ss->rqu_end;
     ss->avail = ss->rqu_end;
+    ss->avail_mem = acc_to_mem(&r->port, ss->avail);
     mx_dma_stream_init(&ss->st, r->burst);
     mx_dma_stream_add_tile(&ss->st, &r->mo, ti->mi * tl->mt, ti->m, ti->ni * tl->nt, ti->n);
     long long xb = r->extra_per_out + (ti->out_idx == r->nouts - 1 ? r->extra_rem : 0);
@@ -459,6 +462,7 @@ static int cycle_compute(cycle_run *r)
         t->rqu_end = -1;
     }
     r->ends[r->cp % 3] = end;
+    r->ends_mem[r->cp % 3] = acc_to_mem(&r->port, end);
     r->end_prev = end;
     mx_arch_tile_counts(c, &r->fa, &r->fb, &r->fo, ti.m, ti.n, ti.k, !ti.first_k, ti.last_k, r->s);
     if (ti.first_k) r->out_free_known[half] = 0; /* held until this output tile is stored */
@@ -476,7 +480,7 @@ static int cycle_issue_loads(cycle_run *r)
     while (r->ld < r->ntiles) {
         long long dep = r->ld - (tl->double_buffer ? 2 : 1);
         if (r->ld - r->cp >= (tl->double_buffer ? 2 : 1)) break; /* no free half yet */
-        if (dep >= 0 && (dep >= r->cp || acc_to_mem(&r->port, r->ends[dep % 3]) > r->port.now)) break;
+        if (dep >= 0 && (dep >= r->cp || r->ends_mem[dep % 3] > r->port.now)) break;
         load_slot *ls = &r->loads[r->ld % LOAD_SLOTS];
         if (!r->ld_active) {
             tile_info ti;
@@ -526,7 +530,7 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
     for (long long si = r->st_head; si < r->st_tail; si++) {
         store_slot *ss = &r->stores[si % STORE_SLOTS];
         if (ss->all_issued) continue;
-        if (acc_to_mem(&r->port, ss->avail) > r->port.now) break;
+        if (ss->avail_mem > r->port.now) break;
         if (port_still_refuses(&r->port, r->st_refused)) break;
         uint64_t addr;
         int blocked = 0;
@@ -590,14 +594,14 @@ static long long cycle_next_event(cycle_run *r)
     if (r->ld < r->ntiles) {
         long long dep = r->ld - (tl->double_buffer ? 2 : 1);
         if (dep >= 0 && dep < r->cp) {
-            long long t = acc_to_mem(&r->port, r->ends[dep % 3]);
+            long long t = r->ends_mem[dep % 3];
             if (t > r->port.now) next = mx_llmin(next, t);
         }
     }
     for (long long si = r->st_head; si < r->st_tail; si++) {
         store_slot *ss = &r->stores[si % STORE_SLOTS];
         if (!ss->all_issued) {
-            long long t = acc_to_mem(&r->port, ss->avail);
+            long long t = ss->avail_mem;
             if (t > r->port.now) next = mx_llmin(next, t);
             break;
         }
