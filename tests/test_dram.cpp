@@ -506,6 +506,31 @@ TEST(DramScheduler, WriteBelowDrainWatermark)
     EXPECT_FALSE(mx_dram_write_below_drain(d2.d, A(1, 1, 5)));
 }
 
+// mx_dram_queue_epoch, the cycle engine's cue to retry a refused DMA
+// request: it moves when a queue gains a request or a CAS takes one out, and
+// only then (an ACT, a refusal, an idle clock leave the queues as they were).
+// Hand timeline, ddr4_3200(): one read of a closed bank at clock 0 takes its
+// ACT at 0 and its RD at tRCD = 22.
+TEST(DramScheduler, QueueEpochMovesWithTheQueuesOnly)
+{
+    mx_dram_config c = ddr4_3200();
+    c.queue_size = 1; c.write_high = 1; c.write_low = 0;
+    Dram m(c);
+    const uint64_t e0 = mx_dram_queue_epoch(m.d);
+    m.add(A(0, 0, 5), 0, 1); // the read queue is now full
+    const uint64_t e1 = mx_dram_queue_epoch(m.d);
+    EXPECT_NE(e1, e0);
+    EXPECT_EQ(mx_dram_dma_add(m.d, A(1, 0, 5), 0, 2), -1); // refused: no change
+    EXPECT_EQ(mx_dram_queue_epoch(m.d), e1);
+    m.until(22); // clocks 0..21: the ACT issues, the RD not yet
+    EXPECT_EQ(m.stats().act, 1u);
+    EXPECT_EQ(mx_dram_queue_epoch(m.d), e1);
+    EXPECT_EQ(mx_dram_dma_add(m.d, A(1, 0, 5), 0, 2), -1); // still full: refused again
+    m.until(23); // clock 22: the RD leaves the queue
+    EXPECT_NE(mx_dram_queue_epoch(m.d), e1);
+    EXPECT_EQ(mx_dram_dma_add(m.d, A(1, 0, 5), 0, 2), 0); // and the retry is taken
+}
+
 // The probe issues writes as the accelerator's DMA does: only while the
 // channel's write queue stays below write_high (mx_dram_write_below_drain),
 // so a store with write_high or more bursts in one channel waits for that

@@ -238,6 +238,7 @@ long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, 
 
 /* ---- the engine ----------------------------------------------------------- */
 
+#define MX_CYCLE_IDLE_EVENTS_MAX 1000000LL /* see the event loop */
 #define LOAD_SLOTS 4 /* loads in flight: tiles t .. t+2 at most */
 typedef struct {
     long long tile;
@@ -714,10 +715,15 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
     if (!r) return mx_fail(err, errlen, "out of memory");
     r->c = c; r->g = g; r->s = s; r->rec = rec; r->cap = cap;
     int rc = cycle_setup(r, err, errlen);
+    /* Events in a row that moved nothing.  A sound run has few: a DRAM with
+     * nothing to do for the engine wakes it once per refresh (tREFI), so a
+     * tile computing for 1e6 cycles costs ~100.  A million means a livelock
+     * (e.g. the DRAM keeps refusing and nothing will change that). */
+    long long idle_events = 0;
     /* the event loop: everything that can happen now, then the next event */
     while (rc == 0) {
         const long long now_a = mem_to_acc(&r->port, r->port.now);
-        int progress = 1;
+        int progress = 1, moved = 0;
         while (progress && rc == 0) {
             const int cps = cycle_compute(r);
             if (cps < 0) { rc = mx_fail(err, errlen, "out of memory"); break; }
@@ -726,8 +732,16 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             progress |= cycle_issue_stores(r, now_a);
             progress |= cycle_completions(r);
             cycle_retire_stores(r); /* only compute, next round, reads st_head */
+            moved |= progress;
         }
         if (rc != 0) break;
+        idle_events = moved ? 0 : idle_events + 1;
+        if (idle_events > MX_CYCLE_IDLE_EVENTS_MAX) {
+            rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' made no progress in %lld events at tile %lld of %lld, "
+                         "memory clock %lld (internal error)",
+                         g->name, idle_events, r->cp, r->ntiles, r->port.now);
+            break;
+        }
         if (r->cp == r->ntiles && r->ld == r->ntiles && r->st_head == r->st_tail) {
             cycle_finish(r);
             break;
