@@ -96,8 +96,10 @@ run: deps all
 
 # ---- tests: once normally, once under ASan+UBSan ---------------------------
 # MXSIM_BIN lets the CLI tests find the binary of the same build flavour.
+# GTEST_SHARDS shards, two at a time (mk/gtest_shards.sh); 1: one process.
+GTEST_SHARDS ?= 8
 test-fast: all $(BUILD)/tests/mxsim_tests
-	MXSIM_BIN=$(abspath $(BUILD)/mxsim) $(BUILD)/tests/mxsim_tests --gtest_brief=1
+	MXSIM_BIN=$(abspath $(BUILD)/mxsim) sh mk/gtest_shards.sh $(BUILD)/tests/mxsim_tests $(GTEST_SHARDS) 2 --gtest_brief=1
 
 test-san:
 	$(MAKE) BUILD=build/san SAN=1 OPT=-O1 test-fast

@@ -79,7 +79,10 @@ TEST(Watchdog, StopsAndNamesATestThatOverruns)
     ASSERT_GT(n, 0);
     self[n] = 0;
     // timeout(1) kills the child (status 137) if the watchdog fails to fire
-    std::string cmd = std::string("MXSIM_WATCHDOG_CHILD=1 MXSIM_TEST_TIMEOUT=1 timeout -s KILL 30 '") + self +
+    // (not sharded: under mk/gtest_shards.sh the child would inherit a shard
+    // of the one test filtered, most likely an empty one)
+    std::string cmd = std::string("env -u GTEST_TOTAL_SHARDS -u GTEST_SHARD_INDEX MXSIM_WATCHDOG_CHILD=1 "
+                                  "MXSIM_TEST_TIMEOUT=1 timeout -s KILL 30 '") + self +
                       "' --gtest_filter=Watchdog.StopsAndNamesATestThatOverruns 2>&1";
     FILE *p = popen(cmd.c_str(), "r");
     ASSERT_NE(p, nullptr);
