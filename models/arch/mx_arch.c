@@ -312,6 +312,7 @@ static double tiling_traffic(long long M, long long N, long long K, long long mt
     return a + b;
 }
 
+#define ANALYTIC_PROBE_FAILED (-2) /* analytic_tiled: a DRAM probe failed (internal error) */
 static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
                           mx_stats *s);
@@ -1034,6 +1035,15 @@ static int gemm_overflow(const mx_gemm *g, char *err, size_t errlen)
                    g->line, g->M, g->N, g->K);
 }
 
+/* analytic_tiled's return as the public functions report it. */
+static int analytic_result(int rc, const mx_gemm *g, char *err, size_t errlen)
+{
+    if (rc == ANALYTIC_PROBE_FAILED)
+        return mx_fail(err, errlen, "GEMM '%s' (line %d, %lldx%lldx%lld): a DRAM probe of the analytic engine "
+                       "failed (internal error)", g->name, g->line, g->M, g->N, g->K);
+    return rc != 0 ? gemm_overflow(g, err, errlen) : 0;
+}
+
 int mx_arch_gemm_formats(const mx_arch_config *c, const mx_gemm *g, mx_operand_fmt *fa,
                          mx_operand_fmt *fb, mx_operand_fmt *fo, char *err, size_t errlen)
 {
@@ -1089,8 +1099,7 @@ int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s
     const long long M = g->M, N = g->N, K = g->K;
     mx_tiling tl;
     if (mx_arch_tiling(c, &fa, &fb, M, N, K, &tl, err, errlen) != 0) return -1;
-    if (analytic_tiled(c, g, &fa, &fb, &fo, &tl, s) != 0) return gemm_overflow(g, err, errlen);
-    return 0;
+    return analytic_result(analytic_tiled(c, g, &fa, &fb, &fo, &tl, s), g, err, errlen);
 }
 
 int mx_arch_analytic_outside_validation(const mx_arch_config *c, double *min_kib)
@@ -1106,8 +1115,7 @@ int mx_arch_gemm_mapped(const mx_arch_config *c, const mx_gemm *g, const mx_tili
 {
     mx_operand_fmt fa, fb, fo;
     if (mx_arch_gemm_formats(c, g, &fa, &fb, &fo, err, errlen) != 0) return -1;
-    if (analytic_tiled(c, g, &fa, &fb, &fo, tl, s) != 0) return gemm_overflow(g, err, errlen);
-    return 0;
+    return analytic_result(analytic_tiled(c, g, &fa, &fb, &fo, tl, s), g, err, errlen);
 }
 
 /* Probes of one GEMM's transfers, by shape class (edge or not in m, n, k) and
@@ -1121,6 +1129,7 @@ typedef struct {
     struct { uint64_t sig; int cls; mx_tile_probe p; } sp[PROBE_SIG_MAX];
     int nsp;
     int by_sig; /* set for GEMMs of at most PROBE_SIG_TILES tiles (walked without jumps) */
+    int failed; /* a probe returned an error (a DRAM model bug): the walk fails */
 } probe_memo;
 /* Tile phases matter where few tiles leave no room for them to average
  * out; up to this many tiles a GEMM is walked tile by tile (a jump assumes
@@ -1146,8 +1155,10 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
             if (pm->sp[i].sig == sig && pm->sp[i].cls == cls) return &pm->sp[i].p;
         if (pm->nsp < PROBE_SIG_MAX) {
             mx_tile_probe *q = &pm->sp[pm->nsp].p;
-            if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, q) != 0)
+            if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, q) != 0) {
+                pm->failed = 1;
                 return NULL;
+            }
             q->sig = sig;
             pm->sp[pm->nsp].sig = sig;
             pm->sp[pm->nsp++].cls = cls;
@@ -1156,8 +1167,10 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
     }
     if (!pm->have[em][en][ek][what]) {
         mx_tile_probe *p = &pm->p[em][en][ek][what];
-        if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, p) != 0)
+        if (mx_cycle_probe_tile(c, fa, fb, fo, g->M, g->N, g->K, f.r0, m, f.n0, n, f.k0, f.k, what, p) != 0) {
+            pm->failed = 1;
             return NULL;
+        }
         p->sig = pm->by_sig ? mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f) : 0;
         pm->have[em][en][ek][what] = 1;
     }
@@ -1612,13 +1625,17 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     }
     mx_tile_probe base, pp[2], rest = {0};
     {
-        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, n == 2 ? 0 : -1, pp) != 0)
+        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, n == 2 ? 0 : -1, pp) != 0) {
+            x->pm.failed = 1;
             return f;
+        }
         base = pp[1];
         if (xf[n].limit > 0) { /* b beyond its head: its own time alone */
             const mx_tile_probe *whole = xfer_alone(x, b);
-            if (!whole || mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[n], 1, -1, pp) != 0)
+            if (!whole || mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[n], 1, -1, pp) != 0) {
+                x->pm.failed = 1;
                 return f;
+            }
             rest.cycles = whole->cycles - pp[1].cycles;
             rest.act = whole->act - pp[1].act;
             rest.cmd_pj = whole->cmd_pj - pp[1].cmd_pj;
@@ -1635,8 +1652,10 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
                              base.end_clock + 1 + d->t.tRC + d->t.tRP};
     for (int v = gap ? 1 : 0; v <= (gap ? 2 : 0); v++) {
         const long long at_acc = (long long)floor((double)at[v] * ratio);
-        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n + 1, at[v], pp) != 0)
+        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n + 1, at[v], pp) != 0) {
+            x->pm.failed = 1;
             return f;
+        }
         const long long cyc = mx_llmax(1, pp[1].cycles - at_acc + rest.cycles);
         const long long lat = mx_llmax(1, mx_llmin(cyc, pp[1].first - at_acc));
         if (v == 0) { f->cyc = cyc; f->lat = lat; }
@@ -2063,7 +2082,8 @@ static int pair_probe(walk_ctx *x)
 }
 
 /* The analytic engine for a given mapping (the mapper calls it for its
- * candidates); -1 when its counters overflow 64 bits. */
+ * candidates); -1 when its counters overflow 64 bits, ANALYTIC_PROBE_FAILED
+ * when a DRAM probe failed. */
 static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_operand_fmt *fa,
                           const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_tiling *tl,
                           mx_stats *s)
@@ -2111,7 +2131,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
      * both together (row hits first), so the two are probed as one. */
     if (x->use_probes && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
         free(x);
-        return -1;
+        return ANALYTIC_PROBE_FAILED;
     }
     /* Per-tile double-buffer model (docs/ARCH.md): tile t loads into buffer
      * half t%2, free once tile t-2 has computed; reads have priority on the
@@ -2176,6 +2196,10 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         }
     }
     free(ff);
+    if (x->pm.failed) { /* a fallback estimate would be silently wrong */
+        free(x);
+        return ANALYTIC_PROBE_FAILED;
+    }
     walk_finish(x, w, s);
     free(x);
     return 0;
