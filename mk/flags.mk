@@ -51,7 +51,7 @@ test-fp-env:
 
 test-o3: all
 	+$(MAKE) BUILD=$(O3_DIR) OPT="-O3 -march=native" EXTRA_CFLAGS="$(O3_C_NOWARN)" EXTRA_CXXFLAGS="$(O3_CXX_NOWARN)" $(O3_DIR)/mxsim $(O3_DIR)/tests/mxsim_tests
-	MXSIM_BIN=$(abspath $(O3_DIR)/mxsim) $(O3_DIR)/tests/mxsim_tests --gtest_brief=1 --gtest_filter='$(O3_FILTER)'
+	MXSIM_BIN=$(abspath $(O3_DIR)/mxsim) sh mk/gtest_shards.sh $(O3_DIR)/tests/mxsim_tests $(GTEST_SHARDS) 2 --gtest_brief=1 --gtest_filter='$(O3_FILTER)'
 	@mkdir -p $(O3_DIR)/quant && fail=0; for f in $(O3_QUANT); do \
 	  for b in $(BUILD) $(O3_DIR); do \
 	    $$b/mxsim quant --format $$f tests/golden/microxcaling/input.npy $(O3_DIR)/quant/$$f.$$(basename $$b).npy \
