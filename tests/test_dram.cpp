@@ -796,3 +796,93 @@ TEST(DramEvents, RunUntilEqualsTickByTick)
 }
 
 } // namespace
+
+// ---- mx_dram_run_until_wake: the clocks a caller stepping event by event
+// would stop at, and only those it asks for -------------------------------
+// Four reads of one row (bank group 0, bank 0, row 5), columns 0..3, added at
+// clock 0: ACT in clock 0, RDs in tRCD = 22 and then tCCD_L = 8 apart (one
+// bank group): 22, 30, 38, 46; each done CL + BL/2 = 26 later: 48, 56, 64, 72.
+TEST(DramWake, StopsWhenTheAskedCompletionsAreDone)
+{
+    Dram m(ddr4_3200());
+    for (int i = 0; i < 4; i++) m.add(A(0, 0, 5, i), 0, (uint64_t)i);
+    ASSERT_EQ(mx_dram_run_until_wake(m.d, UINT64_MAX, 2, 0, nullptr, nullptr), 0);
+    EXPECT_EQ(m.now(), 56u); // the second completion, not a clock later
+    mx_dram_done r;
+    ASSERT_TRUE(mx_dram_pop_done(m.d, &r));
+    EXPECT_EQ(r.done, 48u);
+    ASSERT_TRUE(mx_dram_pop_done(m.d, &r));
+    EXPECT_EQ(r.done, 56u);
+    EXPECT_FALSE(mx_dram_pop_done(m.d, &r));
+    // `until` comes first: clock 60 holds no completion (the third is at 64)
+    ASSERT_EQ(mx_dram_run_until_wake(m.d, 60, 2, 0, nullptr, nullptr), 0);
+    EXPECT_EQ(m.now(), 60u);
+    EXPECT_FALSE(mx_dram_pop_done(m.d, &r));
+    ASSERT_EQ(mx_dram_run_until_wake(m.d, UINT64_MAX, 2, 0, nullptr, nullptr), 0);
+    EXPECT_EQ(m.now(), 72u);
+    ASSERT_TRUE(mx_dram_pop_done(m.d, &r));
+    EXPECT_EQ(r.done, 64u);
+    ASSERT_TRUE(mx_dram_pop_done(m.d, &r));
+    EXPECT_EQ(r.done, 72u);
+    EXPECT_EQ(m.stats().reads_done, 4u);
+    // nothing in flight and nothing asked: an error, not a hang
+    EXPECT_EQ(mx_dram_run_until_wake(m.d, UINT64_MAX, 1, 0, nullptr, nullptr), -1);
+}
+
+// A full read queue (queue_size 2) and a DMA that retries when the queue
+// moves: the RD of column 0 in clock 22 frees a slot, seen from clock 23
+// (a clock's requests are added before its commands), the RD of column 1 in
+// 30 (tCCD_L), of column 2 (added at 23) in 38.  The feed runs at 23, 31, 39.
+struct WakeFeed {
+    mx_dram *d;
+    int col = 2, calls = 0, last_call = 3, wake_at_call = 0;
+    uint64_t at[8] = {};
+};
+int wake_feed(void *ctx)
+{
+    WakeFeed *f = static_cast<WakeFeed *>(ctx);
+    f->at[f->calls++] = mx_dram_now(f->d);
+    EXPECT_EQ(mx_dram_dma_add(f->d, A(0, 0, 5, f->col), 0, (uint64_t)f->col), 0);
+    f->col++;
+    if (f->calls == f->wake_at_call) return MX_DRAM_FEED_WAKE;
+    return f->calls < f->last_call ? MX_DRAM_FEED_REFUSED : 0;
+}
+
+TEST(DramWake, RefusedDmaFedWhenTheQueueMoves)
+{
+    mx_dram_config c = ddr4_3200();
+    c.queue_size = 2; c.write_high = 2; c.write_low = 1; // no writes here
+    {
+        Dram m(c);
+        m.add(A(0, 0, 5, 0), 0, 0);
+        m.add(A(0, 0, 5, 1), 0, 1);
+        EXPECT_EQ(mx_dram_dma_add(m.d, A(0, 0, 5, 2), 0, 2), -1); // full
+        ASSERT_EQ(mx_dram_run_until_wake(m.d, UINT64_MAX, 0, 1, nullptr, nullptr), 0);
+        EXPECT_EQ(m.now(), 23u); // no feed: the caller wakes at the first slot
+        EXPECT_EQ(m.stats().rd, 1u);
+    }
+    {
+        Dram m(c);
+        m.add(A(0, 0, 5, 0), 0, 0);
+        m.add(A(0, 0, 5, 1), 0, 1);
+        WakeFeed f{m.d};
+        ASSERT_EQ(mx_dram_run_until_wake(m.d, 100, 0, 1, wake_feed, &f), 0);
+        ASSERT_EQ(f.calls, 3); // the third returned 0: no more watching
+        EXPECT_EQ(f.at[0], 23u);
+        EXPECT_EQ(f.at[1], 31u);
+        EXPECT_EQ(f.at[2], 39u);
+        EXPECT_EQ(m.now(), 100u);
+        // columns 0..4: RDs at 22, 30, 38, 46, 54, done 26 later, all by 100
+        EXPECT_EQ(m.stats().reads_done, 5u);
+    }
+    {
+        Dram m(c);
+        m.add(A(0, 0, 5, 0), 0, 0);
+        m.add(A(0, 0, 5, 1), 0, 1);
+        WakeFeed f{m.d};
+        f.wake_at_call = 2;
+        ASSERT_EQ(mx_dram_run_until_wake(m.d, 100, 0, 1, wake_feed, &f), 0);
+        EXPECT_EQ(f.calls, 2);
+        EXPECT_EQ(m.now(), 31u); // stopped where the feed asked
+    }
+}

@@ -373,6 +373,7 @@ typedef struct {
     int out_free_known[2];
     long long rqu_free, last_write_done, last_rqu_end;
     uint64_t read_bursts[2], write_bursts, copy_bursts;
+    long long stores_issued;   /* stores whose every burst is in the controller */
 } cycle_run;
 
 /* A finished output tile's store: its RQU end (on the drain path, fold by
@@ -549,6 +550,7 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
         }
         if (blocked) break;
         ss->all_issued = 1;
+        r->stores_issued++;
         ss->issued_at = mx_llmax(now_a, ss->avail);
         int half = (int)(ss->out_idx % 2);
         r->out_free[half] = ss->issued_at;
@@ -588,10 +590,10 @@ static int cycle_completions(cycle_run *r)
 
 /* The next event: the memory's own, a buffer half freed by compute, codes
  * out of the RQU (memory clocks; LLONG_MAX: none). */
-static long long cycle_next_event(cycle_run *r)
+static long long cycle_next_event(cycle_run *r, int with_mem)
 {
     const mx_tiling *tl = &r->w.tl;
-    long long next = mem_next_event(&r->port);
+    long long next = with_mem ? mem_next_event(&r->port) : LLONG_MAX;
     if (r->ld < r->ntiles) {
         long long dep = r->ld - (tl->double_buffer ? 2 : 1);
         if (dep >= 0 && dep < r->cp) {
@@ -608,6 +610,50 @@ static long long cycle_next_event(cycle_run *r)
         }
     }
     return next;
+}
+
+/* The protocol DRAM's wake conditions for the event loop: the engine acts
+ * only at its own events (cycle_next_event without the memory), when a
+ * transfer may end (fewest completions any slot still waits for) or when a
+ * refused DMA may be taken (the queue epoch moves).  At the DRAM's other
+ * events it would pop completions and nothing else, and popping them later
+ * gives the same counters (outstanding counts, max of done): so the DRAM
+ * steps through those alone (mx_dram_run_until_wake). */
+static size_t cycle_fewest_outstanding(const cycle_run *r)
+{
+    uint64_t few = 0;
+    for (int i = 0; i < LOAD_SLOTS; i++)
+        if (r->loads[i].outstanding && (!few || r->loads[i].outstanding < few)) few = r->loads[i].outstanding;
+    for (long long si = r->st_head; si < r->st_tail; si++) {
+        const store_slot *ss = &r->stores[si % STORE_SLOTS];
+        if (ss->outstanding && (!few || ss->outstanding < few)) few = ss->outstanding;
+    }
+    return (size_t)few;
+}
+
+static int cycle_refused(const cycle_run *r)
+{
+    return port_still_refuses(&r->port, r->ld_refused) || port_still_refuses(&r->port, r->st_refused);
+}
+
+/* mx_dram_feed: at a DRAM event that moved the queues while a DMA was
+ * refused, the engine's stages at that clock.  Compute cannot start there
+ * (no transfer ended: the DRAM stops for those), so only the DMAs act, in
+ * the event loop's order; the engine wakes when one finishes a transfer's
+ * issue (a new load tile, a store whose output half is now free). */
+static int cycle_feed(void *ctx)
+{
+    cycle_run *r = ctx;
+    r->port.now = (long long)mx_dram_now(r->port.d);
+    const long long now_a = mem_to_acc(&r->port, r->port.now);
+    const long long ld0 = r->ld, st0 = r->stores_issued;
+    int progress = 1;
+    while (progress) {
+        progress = cycle_issue_loads(r);
+        progress |= cycle_issue_stores(r, now_a);
+    }
+    if (r->ld != ld0 || r->stores_issued != st0) return MX_DRAM_FEED_WAKE;
+    return cycle_refused(r) ? MX_DRAM_FEED_REFUSED : 0;
 }
 
 /* The totals into s: cycles (the last store or RQU end if later than the
@@ -703,8 +749,8 @@ static int cycle_setup(cycle_run *r, char *err, size_t errlen)
     return 0;
 }
 
-int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
-                             mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
+static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx_cycle_tile *rec, long long cap,
+                      int every_event, char *err, size_t errlen)
 {
     if (c->ideal_memory) { /* no memory to step: the fold model is the whole story */
         if (mx_arch_gemm_analytic(c, g, s, err, errlen) != 0) return -1;
@@ -746,7 +792,20 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
             cycle_finish(r);
             break;
         }
-        const long long next = cycle_next_event(r);
+        if (r->port.d && !every_event) { /* the DRAM runs alone up to the engine's next need */
+            const long long own = cycle_next_event(r, 0);
+            if (mx_dram_run_until_wake(r->port.d, own == LLONG_MAX ? UINT64_MAX : (uint64_t)own,
+                                       cycle_fewest_outstanding(r), cycle_refused(r), cycle_feed, r) != 0) {
+                rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld, "
+                             "memory clock %lld: the DRAM model has no later event, or completes nothing in 1e6 "
+                             "events (internal error)",
+                             g->name, r->cp, r->ntiles, (long long)mx_dram_now(r->port.d));
+                break;
+            }
+            r->port.now = (long long)mx_dram_now(r->port.d);
+            continue;
+        }
+        const long long next = cycle_next_event(r, 1);
         /* time must move forward: a next event at or before now (a model
          * that never retires what is due) would spin here forever */
         if (next == LLONG_MAX || next <= r->port.now) {
@@ -761,6 +820,18 @@ int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats
     mx_dram_free(r->port.d);
     free(r);
     return rc;
+}
+
+int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                             mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
+{
+    return cycle_gemm(c, g, s, rec, cap, 0, err, errlen);
+}
+
+int mx_arch_gemm_cycle_every_event(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                                   mx_cycle_tile *rec, long long cap, char *err, size_t errlen)
+{
+    return cycle_gemm(c, g, s, rec, cap, 1, err, errlen);
 }
 
 int mx_arch_gemm_cycle(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, char *err,

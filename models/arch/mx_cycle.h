@@ -43,6 +43,12 @@ typedef struct {
 } mx_cycle_tile;
 int mx_arch_gemm_cycle_tiles(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                              mx_cycle_tile *tiles, long long cap, char *err, size_t errlen);
+/* The same run with the engine woken at every event of the DRAM model
+ * (each command, each completion) instead of only where it can act
+ * (mx_dram_run_until_wake): slow, and the reference the tests hold the fast
+ * stepping to.  Results are identical by construction (docs/ARCH.md). */
+int mx_arch_gemm_cycle_every_event(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
+                                   mx_cycle_tile *tiles, long long cap, char *err, size_t errlen);
 
 /* Start-to-done cycles of one m x n x k tile on the array controller
  * (rtl/mx_array_ctrl.sv, start_i to done_o) with the re-quantizer on its

@@ -851,6 +851,60 @@ uint64_t mx_dram_next_event(const mx_dram *d)
     return nx;
 }
 
+/* The clock by which k more completions are due (UINT64_MAX: fewer than k
+ * in flight): the k-th least done of the three sorted rings. */
+static uint64_t kth_done(const mx_dram *d, size_t k)
+{
+    const struct inflight_ring *f = d->fly;
+    if (k == 0 || f[0].n + f[1].n + f[2].n < k) return UINT64_MAX;
+    size_t i[3] = {0, 0, 0};
+    uint64_t t = UINT64_MAX;
+    while (k--) {
+        int best = -1;
+        for (int r = 0; r < 3; r++)
+            if (i[r] < f[r].n && (best < 0 || f[r].v[(f[r].head + i[r]) & (f[r].cap - 1)].done <
+                                                   f[best].v[(f[best].head + i[best]) & (f[best].cap - 1)].done))
+                best = r;
+        t = f[best].v[(f[best].head + i[best]++) & (f[best].cap - 1)].done;
+    }
+    return t;
+}
+
+int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_epoch, mx_dram_feed feed,
+                           void *ctx)
+{
+    uint64_t epoch0 = d->epoch;
+    long long quiet = 0; /* events in a row that completed nothing */
+    while (d->now < until) {
+        /* the next command clock; a completion is an event only when it
+         * makes `dones` (completions change no state of the model: the
+         * next stop retires them with their own done clocks) */
+        uint64_t nx = min_next(d);
+        nx = nx == UINT64_MAX ? UINT64_MAX : nx + 1;
+        if (dones > 0 && d->fn < dones) {
+            const uint64_t td = kth_done(d, dones - d->fn);
+            if (td < nx) nx = td;
+        }
+        if (nx == UINT64_MAX) { /* idle for good: only the caller's clock moves it */
+            if (until == UINT64_MAX) return -1;
+            nx = until;
+        }
+        if (nx <= d->now || quiet > 1000000) return -1;
+        const size_t fn0 = d->fn;
+        mx_dram_run_until(d, nx < until ? nx : until);
+        if (dones > 0 && d->fn >= dones) break;
+        if (watch_epoch && d->epoch != epoch0) {
+            if (!feed) break;
+            const int f = feed(ctx);
+            if (f & MX_DRAM_FEED_WAKE) break;
+            watch_epoch = f & MX_DRAM_FEED_REFUSED;
+            epoch0 = d->epoch;
+        }
+        quiet = d->fn != fn0 ? 0 : quiet + 1;
+    }
+    return 0;
+}
+
 void mx_dram_get_stats(const mx_dram *d, mx_dram_stats *s)
 {
     *s = d->st;

@@ -145,6 +145,22 @@ void mx_dram_tick(mx_dram *d);
 /* Ticks up to clock `until` but skips clocks in which nothing can happen
  * (same result as ticking one by one; faster when idle). */
 void mx_dram_run_until(mx_dram *d, uint64_t until);
+/* Steps the model event by event (mx_dram_next_event, then
+ * mx_dram_run_until to it: the same clocks a caller stepping it would visit)
+ * up to clock `until`, and stops early after the first event that leaves at
+ * least `dones` completions waiting (dones > 0), or that changes the queue
+ * epoch while watch_epoch is set.  On such an epoch change, a `feed` (if not
+ * NULL) is called first, at that clock: a DMA refused before may add
+ * requests now.  It returns MX_DRAM_FEED_* bits: WAKE stops the run here,
+ * REFUSED keeps watching the epoch (a DMA is still refused).  A caller that
+ * acts only at those points (the cycle engine: a transfer's last
+ * completion, a refused DMA's retry) skips the events in between.
+ * 0, or -1 if the model stops (no event while requests are in flight, or
+ * over 1e6 events in a row with nothing completed: a model bug). */
+enum { MX_DRAM_FEED_WAKE = 1, MX_DRAM_FEED_REFUSED = 2 };
+typedef int (*mx_dram_feed)(void *ctx);
+int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_epoch, mx_dram_feed feed,
+                           void *ctx);
 /* Earliest clock > now at which the model's state can change by itself
  * (a command becomes issuable, data completes, a refresh falls due);
  * UINT64_MAX if never. */
