@@ -647,11 +647,11 @@ static int cycle_feed(void *ctx)
     r->port.now = (long long)mx_dram_now(r->port.d);
     const long long now_a = mem_to_acc(&r->port, r->port.now);
     const long long ld0 = r->ld, st0 = r->stores_issued;
-    int progress = 1;
-    while (progress) {
-        progress = cycle_issue_loads(r);
-        progress |= cycle_issue_stores(r, now_a);
-    }
+    /* One round: the event loop's second round could only retry loads
+     * after the stores' writes, and a read is refused on its read queue
+     * alone (mx_dram_dma_add), which writes do not change. */
+    cycle_issue_loads(r);
+    cycle_issue_stores(r, now_a);
     if (r->ld != ld0 || r->stores_issued != st0) return MX_DRAM_FEED_WAKE;
     return cycle_refused(r) ? MX_DRAM_FEED_REFUSED : 0;
 }

@@ -24,6 +24,7 @@ void mx_dma_stream_add_segments(mx_dma_stream *s, uint64_t base, uint64_t stride
         s->g = 0;
         s->j = 0;
         s->next = base - base % s->burst;
+        s->end = base + len;
     }
 }
 
@@ -64,8 +65,7 @@ int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
     }
     while (s->g < s->nseg) {
         const mx_dma_seg *g = &s->seg[s->g];
-        uint64_t start = g->base + s->j * g->stride, end = start + g->len;
-        if (s->next < end) {
+        if (s->next < s->end) {
             uint64_t a = s->next;
             s->next += s->burst;
             if (s->emitted && a == s->last) continue; /* the burst just moved covers it */
@@ -79,8 +79,9 @@ int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
             if (++s->g >= s->nseg) return 0;
             g = &s->seg[s->g];
         }
-        start = g->base + s->j * g->stride;
+        const uint64_t start = g->base + s->j * g->stride;
         s->next = start - start % s->burst;
+        s->end = start + g->len;
     }
     return 0;
 }
@@ -93,6 +94,7 @@ uint64_t mx_dma_stream_bursts(const mx_dma_stream *s)
     c.emitted = 0;
     c.held = 0;
     c.next = c.nseg ? c.seg[0].base - c.seg[0].base % c.burst : 0;
+    c.end = c.nseg ? c.seg[0].base + c.seg[0].len : 0;
     uint64_t n = 0, a;
     while (mx_dma_stream_next(&c, &a)) n++;
     return n;

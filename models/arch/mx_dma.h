@@ -49,6 +49,7 @@ typedef struct {
     int g;                 /* current group                    */
     uint64_t j;            /* segment within the group          */
     uint64_t next;         /* next burst address in the segment */
+    uint64_t end;          /* end of the segment (bytes)         */
     uint64_t last;         /* the burst moved last               */
     int emitted;
     int held;              /* mx_dma_stream_unget: `hold` comes next */

@@ -879,8 +879,8 @@ int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_e
         /* the next command clock; a completion is an event only when it
          * makes `dones` (completions change no state of the model: the
          * next stop retires them with their own done clocks) */
-        uint64_t nx = min_next(d);
-        nx = nx == UINT64_MAX ? UINT64_MAX : nx + 1;
+        const uint64_t cmd = min_next(d);
+        uint64_t nx = cmd == UINT64_MAX ? UINT64_MAX : cmd + 1;
         if (dones > 0 && d->fn < dones) {
             const uint64_t td = kth_done(d, dones - d->fn);
             if (td < nx) nx = td;
@@ -891,7 +891,13 @@ int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_e
         }
         if (nx <= d->now || quiet > 1000000) return -1;
         const size_t fn0 = d->fn;
-        mx_dram_run_until(d, nx < until ? nx : until);
+        const uint64_t to = nx < until ? nx : until;
+        if (to == cmd + 1 && cmd >= d->now) { /* mx_dram_run_until(d, to): one tick at cmd */
+            d->now = cmd;
+            mx_dram_tick(d);
+        } else {
+            mx_dram_run_until(d, to);
+        }
         if (dones > 0 && d->fn >= dones) break;
         if (watch_epoch && d->epoch != epoch0) {
             if (!feed) break;
