@@ -145,11 +145,13 @@ void mx_dram_tick(mx_dram *d);
 /* Ticks up to clock `until` but skips clocks in which nothing can happen
  * (same result as ticking one by one; faster when idle). */
 void mx_dram_run_until(mx_dram *d, uint64_t until);
-/* Steps the model event by event (mx_dram_next_event, then
- * mx_dram_run_until to it: the same clocks a caller stepping it would visit)
- * up to clock `until`, and stops early after the first event that leaves at
- * least `dones` completions waiting (dones > 0), or that changes the queue
- * epoch while watch_epoch is set.  On such an epoch change, a `feed` (if not
+/* Steps the model up to clock `until` through the clocks a caller stepping
+ * it event by event (mx_dram_next_event, mx_dram_run_until) would visit,
+ * except completions that do not matter: a completion is an event only when
+ * it makes `dones` (completions change no scheduler state; the next stop
+ * retires them with their own done clocks).  Stops early after the first
+ * event that leaves at least `dones` completions waiting (dones > 0), or
+ * that changes the queue epoch while watch_epoch is set.  On such an epoch change, a `feed` (if not
  * NULL) is called first, at that clock: a DMA refused before may add
  * requests now.  It returns MX_DRAM_FEED_* bits: WAKE stops the run here,
  * REFUSED keeps watching the epoch (a DMA is still refused).  A caller that
