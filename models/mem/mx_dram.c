@@ -889,7 +889,7 @@ int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_e
             if (until == UINT64_MAX) return -1;
             nx = until;
         }
-        if (nx <= d->now || quiet > 1000000) return -1;
+        if (nx <= d->now || quiet > MX_DRAM_IDLE_EVENTS_MAX) return -1;
         const size_t fn0 = d->fn;
         const uint64_t to = nx < until ? nx : until;
         if (to == cmd + 1 && cmd >= d->now) { /* mx_dram_run_until(d, to): one tick at cmd */

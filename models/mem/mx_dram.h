@@ -145,6 +145,13 @@ void mx_dram_tick(mx_dram *d);
 /* Ticks up to clock `until` but skips clocks in which nothing can happen
  * (same result as ticking one by one; faster when idle). */
 void mx_dram_run_until(mx_dram *d, uint64_t until);
+/* Events in a row that complete nothing before a stepping loop calls the
+ * model stuck (a bug: e.g. completions that never retire while refresh
+ * keeps time moving).  Sound runs have few: an idle DRAM acts once per
+ * tREFI.  The one bound of mx_dram_run_until_wake, the probes and the
+ * cycle engine's event loop. */
+#define MX_DRAM_IDLE_EVENTS_MAX 1000000LL
+
 /* Steps the model up to clock `until` through the clocks a caller stepping
  * it event by event (mx_dram_next_event, mx_dram_run_until) would visit,
  * except completions that do not matter: a completion is an event only when
@@ -158,7 +165,8 @@ void mx_dram_run_until(mx_dram *d, uint64_t until);
  * acts only at those points (the cycle engine: a transfer's last
  * completion, a refused DMA's retry) skips the events in between.
  * 0, or -1 if the model stops (no event while requests are in flight, or
- * over 1e6 events in a row with nothing completed: a model bug). */
+ * over MX_DRAM_IDLE_EVENTS_MAX events in a row completing nothing: a model
+ * bug). */
 enum { MX_DRAM_FEED_WAKE = 1, MX_DRAM_FEED_REFUSED = 2 };
 typedef int (*mx_dram_feed)(void *ctx);
 int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_epoch, mx_dram_feed feed,

@@ -23,10 +23,8 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
     mx_dram *d = mx_dram_new(c, err, errlen);
     if (!d) return -1;
     uint64_t issued = 0, done = 0, last = 0, addr;
-    long long idle = 0; /* waits in a row with nothing accepted or completed */
     int have = next(src, &addr);
     for (;;) {
-        const uint64_t before = issued + done;
         for (;;) {
             const int second = split > 0 && issued >= split, wr = second ? second_is_write : is_write;
             /* requests as the accelerator's DMA issues them: writes only
@@ -45,20 +43,19 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
             if (r.id >= split && (out->second_first == 0 || r.done < out->second_first)) out->second_first = r.done;
         }
         if (!have && done == issued) break;
-        idle = issued + done == before ? idle + 1 : 0;
-        /* a queue slot frees only when the model acts: skip to its next event */
-        uint64_t nx = mx_dram_next_event(d);
-        if (have && issued >= split && split > 0 && mx_dram_now(d) < second_at && second_at < nx) nx = second_at;
-        /* requests outstanding and time stuck, or moving on refresh alone
-         * (the cycle engine's bound, MX_CYCLE_IDLE_EVENTS_MAX): a model bug */
-        if (nx == UINT64_MAX || nx <= mx_dram_now(d) || idle > 1000000) {
+        /* Nothing changes the DMA's answer or the result before: the second
+         * transfer's start, a queue change (the DMA was refused), or, all
+         * issued, the last completion.  At the events between, the loop
+         * would only pop completions (maxima and minima: order-free). */
+        const int wait_second = have && split > 0 && issued >= split && mx_dram_now(d) < second_at;
+        if (mx_dram_run_until_wake(d, wait_second ? second_at : UINT64_MAX, have ? 0 : (size_t)(issued - done),
+                                   have && !wait_second, NULL, NULL) != 0) {
             mx_fail(err, errlen, "DRAM probe: %llu of %llu requests done at clock %llu and no progress "
                      "(internal error)", (unsigned long long)done, (unsigned long long)issued,
                      (unsigned long long)mx_dram_now(d));
             mx_dram_free(d);
             return -1;
         }
-        mx_dram_run_until(d, nx);
     }
     mx_dram_get_stats(d, &out->stats);
     out->bursts = issued;
