@@ -238,7 +238,6 @@ long long mx_cycle_tile_done(const mx_arch_config *c, long long m, long long n, 
 
 /* ---- the engine ----------------------------------------------------------- */
 
-#define MX_CYCLE_IDLE_EVENTS_MAX 1000000LL /* see the event loop */
 #define LOAD_SLOTS 4 /* loads in flight: tiles t .. t+2 at most */
 typedef struct {
     long long tile;
@@ -255,7 +254,6 @@ typedef struct {
     long long rqu_end;
     mx_dma_stream st;
     uint64_t outstanding;
-    int all_issued;
     long long issued_at; /* accelerator cycle the last burst was accepted */
 } store_slot;
 
@@ -368,12 +366,13 @@ typedef struct {
     long long ends[3];         /* compute end of tiles t-1, t-2 (ring by t % 3) */
     long long ends_mem[3];     /* the same in memory clocks (acc_to_mem, once)  */
     long long end_prev, pure, stall_dram, stall_sram, stall_rqu;
-    long long st_head, st_tail; /* stores: [head, tail) in the ring           */
+    long long st_head, st_issue, st_tail; /* stores in the ring: [head, tail); those
+                                * before st_issue have every burst in the controller
+                                * (issued in order: the oldest first) */
     long long out_free[2];     /* output half free from (accelerator cycle)   */
     int out_free_known[2];
     long long rqu_free, last_write_done, last_rqu_end;
     uint64_t read_bursts[2], write_bursts, copy_bursts;
-    long long stores_issued;   /* stores whose every burst is in the controller */
 } cycle_run;
 
 /* A finished output tile's store: its RQU end (on the drain path, fold by
@@ -529,9 +528,9 @@ static int cycle_issue_loads(cycle_run *r)
 static int cycle_issue_stores(cycle_run *r, long long now_a)
 {
     int progress = 0;
-    for (long long si = r->st_head; si < r->st_tail; si++) {
+    for (; r->st_issue < r->st_tail; r->st_issue++) {
+        const long long si = r->st_issue;
         store_slot *ss = &r->stores[si % STORE_SLOTS];
-        if (ss->all_issued) continue;
         if (ss->avail_mem > r->port.now) break;
         if (port_still_refuses(&r->port, r->st_refused)) break;
         uint64_t addr;
@@ -549,8 +548,6 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
             progress = 1;
         }
         if (blocked) break;
-        ss->all_issued = 1;
-        r->stores_issued++;
         ss->issued_at = mx_llmax(now_a, ss->avail);
         int half = (int)(ss->out_idx % 2);
         r->out_free[half] = ss->issued_at;
@@ -562,8 +559,7 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
 
 static void cycle_retire_stores(cycle_run *r)
 {
-    while (r->st_head < r->st_tail && r->stores[r->st_head % STORE_SLOTS].all_issued &&
-           r->stores[r->st_head % STORE_SLOTS].outstanding == 0)
+    while (r->st_head < r->st_issue && r->stores[r->st_head % STORE_SLOTS].outstanding == 0)
         r->st_head++;
 }
 
@@ -588,12 +584,12 @@ static int cycle_completions(cycle_run *r)
     return progress;
 }
 
-/* The next event: the memory's own, a buffer half freed by compute, codes
- * out of the RQU (memory clocks; LLONG_MAX: none). */
-static long long cycle_next_event(cycle_run *r, int with_mem)
+/* The engine's own next event: a buffer half freed by compute, codes out of
+ * the RQU (memory clocks; LLONG_MAX: none). */
+static long long cycle_own_event(const cycle_run *r)
 {
     const mx_tiling *tl = &r->w.tl;
-    long long next = with_mem ? mem_next_event(&r->port) : LLONG_MAX;
+    long long next = LLONG_MAX;
     if (r->ld < r->ntiles) {
         long long dep = r->ld - (tl->double_buffer ? 2 : 1);
         if (dep >= 0 && dep < r->cp) {
@@ -601,19 +597,15 @@ static long long cycle_next_event(cycle_run *r, int with_mem)
             if (t > r->port.now) next = mx_llmin(next, t);
         }
     }
-    for (long long si = r->st_head; si < r->st_tail; si++) {
-        store_slot *ss = &r->stores[si % STORE_SLOTS];
-        if (!ss->all_issued) {
-            long long t = ss->avail_mem;
-            if (t > r->port.now) next = mx_llmin(next, t);
-            break;
-        }
+    if (r->st_issue < r->st_tail) {
+        const long long t = r->stores[r->st_issue % STORE_SLOTS].avail_mem;
+        if (t > r->port.now) next = mx_llmin(next, t);
     }
     return next;
 }
 
 /* The protocol DRAM's wake conditions for the event loop: the engine acts
- * only at its own events (cycle_next_event without the memory), when a
+ * only at its own events (cycle_own_event), when a
  * transfer may end (fewest completions any slot still waits for) or when a
  * refused DMA may be taken (the queue epoch moves).  At the DRAM's other
  * events it would pop completions and nothing else, and popping them later
@@ -646,13 +638,13 @@ static int cycle_feed(void *ctx)
     cycle_run *r = ctx;
     r->port.now = (long long)mx_dram_now(r->port.d);
     const long long now_a = mem_to_acc(&r->port, r->port.now);
-    const long long ld0 = r->ld, st0 = r->stores_issued;
+    const long long ld0 = r->ld, st0 = r->st_issue;
     /* One round: the event loop's second round could only retry loads
      * after the stores' writes, and a read is refused on its read queue
      * alone (mx_dram_dma_add), which writes do not change. */
     cycle_issue_loads(r);
     cycle_issue_stores(r, now_a);
-    if (r->ld != ld0 || r->stores_issued != st0) return MX_DRAM_FEED_WAKE;
+    if (r->ld != ld0 || r->st_issue != st0) return MX_DRAM_FEED_WAKE;
     return cycle_refused(r) ? MX_DRAM_FEED_REFUSED : 0;
 }
 
@@ -782,7 +774,7 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
         }
         if (rc != 0) break;
         idle_events = moved ? 0 : idle_events + 1;
-        if (idle_events > MX_CYCLE_IDLE_EVENTS_MAX) {
+        if (idle_events > MX_DRAM_IDLE_EVENTS_MAX) {
             rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' made no progress in %lld events at tile %lld of %lld, "
                          "memory clock %lld (internal error)",
                          g->name, idle_events, r->cp, r->ntiles, r->port.now);
@@ -793,7 +785,7 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
             break;
         }
         if (r->port.d && !every_event) { /* the DRAM runs alone up to the engine's next need */
-            const long long own = cycle_next_event(r, 0);
+            const long long own = cycle_own_event(r);
             if (mx_dram_run_until_wake(r->port.d, own == LLONG_MAX ? UINT64_MAX : (uint64_t)own,
                                        cycle_fewest_outstanding(r), cycle_refused(r), cycle_feed, r) != 0) {
                 rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld, "
@@ -805,7 +797,7 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
             r->port.now = (long long)mx_dram_now(r->port.d);
             continue;
         }
-        const long long next = cycle_next_event(r, 1);
+        const long long next = mx_llmin(mem_next_event(&r->port), cycle_own_event(r));
         /* time must move forward: a next event at or before now (a model
          * that never retires what is due) would spin here forever */
         if (next == LLONG_MAX || next <= r->port.now) {
