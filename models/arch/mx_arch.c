@@ -1550,12 +1550,25 @@ static const mx_tile_probe *xfer_alone(walk_ctx *x, const xfer_ref *r)
                      r->what == MX_PROBE_STORE ? 0 : r->ki, f.m, f.n, f.k, r->what);
 }
 
+/* A probe's failure is a DRAM model bug: it marks the walk failed, and
+ * analytic_tiled reports it instead of a fallback estimate (probe_get
+ * likewise).  The walk's probes of request sequences go through these two. */
+static int walk_probe_seq(walk_ctx *x, const mx_arch_config *c, const mx_probe_xfer *xf, int n, long long second_at,
+                          mx_tile_probe pp[2])
+{
+    if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, second_at, pp) == 0) return 0;
+    x->pm.failed = 1;
+    return -1;
+}
+
 /* Transfers a and b probed as one request sequence (mx_cycle_probe_pair;
  * second_at as there).  0, or -1. */
 static int xfer_pair(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long second_at, mx_tile_probe pp[2])
 {
     const mx_probe_xfer xf[2] = {xfer_of(x, a), xfer_of(x, b)};
-    return mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, second_at, pp);
+    if (mx_cycle_probe_pair(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, second_at, pp) == 0) return 0;
+    x->pm.failed = 1;
+    return -1;
 }
 
 /* The cycles b adds when queued right behind a: the pair's time less a's
@@ -1625,17 +1638,11 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     }
     mx_tile_probe base, pp[2], rest = {0};
     {
-        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, n == 2 ? 0 : -1, pp) != 0) {
-            x->pm.failed = 1;
-            return f;
-        }
+        if (walk_probe_seq(x, c, xf, n, n == 2 ? 0 : -1, pp) != 0) return f;
         base = pp[1];
         if (xf[n].limit > 0) { /* b beyond its head: its own time alone */
             const mx_tile_probe *whole = xfer_alone(x, b);
-            if (!whole || mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[n], 1, -1, pp) != 0) {
-                x->pm.failed = 1;
-                return f;
-            }
+            if (!whole || walk_probe_seq(x, c, &xf[n], 1, -1, pp) != 0) return f;
             rest.cycles = whole->cycles - pp[1].cycles;
             rest.act = whole->act - pp[1].act;
             rest.cmd_pj = whole->cmd_pj - pp[1].cmd_pj;
@@ -1652,10 +1659,7 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
                              base.end_clock + 1 + d->t.tRC + d->t.tRP};
     for (int v = gap ? 1 : 0; v <= (gap ? 2 : 0); v++) {
         const long long at_acc = (long long)floor((double)at[v] * ratio);
-        if (mx_cycle_probe_seq(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n + 1, at[v], pp) != 0) {
-            x->pm.failed = 1;
-            return f;
-        }
+        if (walk_probe_seq(x, c, xf, n + 1, at[v], pp) != 0) return f;
         const long long cyc = mx_llmax(1, pp[1].cycles - at_acc + rest.cycles);
         const long long lat = mx_llmax(1, mx_llmin(cyc, pp[1].first - at_acc));
         if (v == 0) { f->cyc = cyc; f->lat = lat; }
