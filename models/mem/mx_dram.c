@@ -288,14 +288,16 @@ struct mx_dram {
     uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
     uint64_t epoch;                  /* queue changes (mx_dram_queue_epoch) */
     int mask_words;
-    /* in flight, by kind: reads (done = issue + RL + burst), writes (+ WL +
-     * burst), reads served from the write queue (+ 1).  Each is pushed in
-     * issue order with a fixed latency, so each ring is sorted by (done,
-     * seq): the earliest completion is the least of three heads. */
-    struct inflight_ring { inflight_t *v; size_t head, n, cap; } fly[3];
-    uint64_t fly_next;               /* least done of the ring heads (UINT64_MAX: none) */
-    mx_dram_done *fifo;              /* completed, not popped (ring) */
-    size_t fhead, fn, fcap;          /* fcap and the rings' cap: powers of two */
+    /* issued, not popped, by kind: reads (done = issue + RL + burst), writes
+     * (+ WL + burst), reads served from the write queue (+ 1).  Each is
+     * pushed in issue order with a fixed latency, so each ring is sorted by
+     * (done, seq).  A ring's first `due` entries are completed (done <= now)
+     * and wait to be popped; pops take the least (done, seq) of the three
+     * due heads, the completion order.  Completions are not copied out of
+     * the rings: most are popped a few clocks after they complete. */
+    struct inflight_ring { inflight_t *v; size_t head, n, due, cap; } fly[3]; /* cap: a power of two */
+    uint64_t fly_next;               /* least done not yet due (UINT64_MAX: none) */
+    size_t fn;                       /* completed, not popped: the sum of the rings' due */
     mx_dram_stats st;                /* commands and completions (energy filled on read) */
 };
 
@@ -349,7 +351,6 @@ void mx_dram_free(mx_dram *d)
     if (!d) return;
     free_channels(d);
     for (int k = 0; k < 3; k++) free(d->fly[k].v);
-    free(d->fifo);
     free(d);
 }
 
@@ -556,45 +557,47 @@ static void fly_push(mx_dram *d, int k, const inflight_t *e)
     if (e->done < d->fly_next) d->fly_next = e->done;
 }
 
-/* The earliest completion in flight (NULL: none); *k its ring. */
-static inline const inflight_t *fly_first(const mx_dram *d, int *k)
+static inline const inflight_t *ring_at(const struct inflight_ring *r, size_t i)
 {
-    const inflight_t *best = NULL;
-    for (int i = 0; i < 3; i++) {
-        const struct inflight_ring *r = &d->fly[i];
-        if (r->n && (!best || fly_less(&r->v[r->head], best))) {
-            best = &r->v[r->head];
-            *k = i;
-        }
-    }
-    return best;
+    return &r->v[(r->head + i) & (r->cap - 1)];
 }
 
-/* Moves completions with done <= now to the FIFO, in (done, issue) order. */
+/* Counts the completions with done <= now as due, in each ring. */
 static void retire(mx_dram *d)
 {
     if (d->fly_next > d->now) return; /* nothing due: the common case, per clock */
-    const inflight_t *e;
-    int k = 0;
-    while ((e = fly_first(d, &k)) && e->done <= d->now) {
-        if (d->fn == d->fcap) ring_grow((void **)&d->fifo, sizeof *d->fifo, &d->fhead, &d->fcap, d->fn);
-        mx_dram_done *o = &d->fifo[(d->fhead + d->fn++) & (d->fcap - 1)];
-        o->id = e->id; o->addr = e->addr; o->is_write = e->is_write;
-        o->arrive = e->arrive; o->done = e->done;
-        if (e->is_write) d->st.writes_done++;
-        else { d->st.reads_done++; d->st.read_latency_sum += e->done - e->arrive; }
+    uint64_t next = UINT64_MAX;
+    for (int k = 0; k < 3; k++) {
         struct inflight_ring *r = &d->fly[k];
-        r->head = (r->head + 1) & (r->cap - 1);
-        r->n--;
+        const inflight_t *e;
+        for (; r->due < r->n && (e = ring_at(r, r->due))->done <= d->now; r->due++) {
+            if (e->is_write) d->st.writes_done++;
+            else { d->st.reads_done++; d->st.read_latency_sum += e->done - e->arrive; }
+            d->fn++;
+        }
+        if (r->due < r->n && ring_at(r, r->due)->done < next) next = ring_at(r, r->due)->done;
     }
-    d->fly_next = e ? e->done : UINT64_MAX;
+    d->fly_next = next;
 }
 
 int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
 {
     if (!d->fn) return 0;
-    *out = d->fifo[d->fhead];
-    d->fhead = (d->fhead + 1) & (d->fcap - 1);
+    const inflight_t *e = NULL;
+    int k = 0;
+    for (int i = 0; i < 3; i++) {
+        const struct inflight_ring *r = &d->fly[i];
+        if (r->due && (!e || fly_less(&r->v[r->head], e))) {
+            e = &r->v[r->head];
+            k = i;
+        }
+    }
+    out->id = e->id; out->addr = e->addr; out->is_write = e->is_write;
+    out->arrive = e->arrive; out->done = e->done;
+    struct inflight_ring *r = &d->fly[k];
+    r->head = (r->head + 1) & (r->cap - 1);
+    r->n--;
+    r->due--;
     d->fn--;
     return 1;
 }
@@ -856,16 +859,15 @@ uint64_t mx_dram_next_event(const mx_dram *d)
 static uint64_t kth_done(const mx_dram *d, size_t k)
 {
     const struct inflight_ring *f = d->fly;
-    if (k == 0 || f[0].n + f[1].n + f[2].n < k) return UINT64_MAX;
-    size_t i[3] = {0, 0, 0};
+    if (k == 0 || f[0].n - f[0].due + f[1].n - f[1].due + f[2].n - f[2].due < k) return UINT64_MAX;
+    size_t i[3] = {f[0].due, f[1].due, f[2].due};
     uint64_t t = UINT64_MAX;
     while (k--) {
         int best = -1;
         for (int r = 0; r < 3; r++)
-            if (i[r] < f[r].n && (best < 0 || f[r].v[(f[r].head + i[r]) & (f[r].cap - 1)].done <
-                                                   f[best].v[(f[best].head + i[best]) & (f[best].cap - 1)].done))
+            if (i[r] < f[r].n && (best < 0 || ring_at(&f[r], i[r])->done < ring_at(&f[best], i[best])->done))
                 best = r;
-        t = f[best].v[(f[best].head + i[best]++) & (f[best].cap - 1)].done;
+        t = ring_at(&f[best], i[best]++)->done;
     }
     return t;
 }
