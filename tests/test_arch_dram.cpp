@@ -600,3 +600,34 @@ TEST(AnalyticEngine, FailedDramProbeIsAnErrorNotAnEstimate)
             << "double_buffer " << db << ": " << err;
     }
 }
+
+// A store that becomes ready after the previous store's channel time has
+// ended meets only the writes that one still has queued (docs/ARCH.md,
+// store_follow_at).  HBM2 (tCK 1 ns = 1 accelerator cycle), 8x8 ws MXSF,
+// 16x48x16: two output tiles, each store 7 bursts to bank 0 of channel 0,
+// 6 of codes in row 16 and 1 of scales in row 20 (both tiles' scales share
+// that burst).  The cycle engine's commands, by hand from the HBM2 preset
+// (CL 14, CWL 4, BL4: burst 2, tRP 14, tRCD 14, tWR 16, tCCD_L 2):
+//   store 1 ready at 255: PRE (row 12, left by the loads) 255, ACT 269,
+//     WR codes 283..293, PRE 293 + CWL 4 + 2 + tWR 16 = 315, ACT 329,
+//     WR scales 343;
+//   store 2 ready at 316, after row 16 closed: its scales hit row 20 (WR
+//     345), its codes open row 16 again: PRE 345 + 22 = 367, ACT 381,
+//     WR 395..405, last data 405 + 4 + 2 = 411 = the GEMM's end.
+// Issued together (the walk's rule before), store 2's codes would have
+// streamed with store 1's: one row switch less, 48 cycles, 363.
+TEST(AnalyticEngine, LateStoreOpensTheRowThePreviousOneClosed)
+{
+    mx_arch_config c = preset_cfg("hbm2");
+    char err[600] = "";
+    for (const char *set : {"arch.rows=8", "arch.cols=8", "arch.dataflow=ws"})
+        ASSERT_EQ(mx_config_override(&c, set, err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_config_dram(MXSIM_SRC_DIR "/configs/mxsf.yaml", &c, err, sizeof err), 0) << err;
+    mx_gemm g = test_gemm(16, 48, 16);
+    mx_stats an, cy;
+    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_arch_gemm_cycle(&c, &g, &cy, err, sizeof err), 0) << err;
+    EXPECT_EQ(cy.cycles, 411);
+    EXPECT_EQ(an.cycles, 411);
+    EXPECT_EQ(an.stall[MX_STALL_DRAIN], cy.stall[MX_STALL_DRAIN]);
+}

@@ -651,6 +651,7 @@ static void after_at_gap(const after_probe *f, long long g, long long *cyc, long
 typedef struct {
     long long t, cyc;     /* ready time, channel cycles */
     long long cyc_follow; /* channel cycles right behind another store */
+    long long follow_base; /* of them, what is not the pair probe's marginal (-1: no probe) */
     long long cyc_after_st; /* on an idle DRAM whose rows the previous store left */
     long long lat, lat_after_st; /* to its first write */
     long long rest;       /* channel cycles beyond its probe (second copies, refresh); -1: no probe */
@@ -666,8 +667,17 @@ typedef struct {
     long long ch_bursts;  /* of them in its busiest channel */
     long long tail;       /* channel cycles after its last burst is accepted (probe; -1: none) */
 } wr_batch;
-typedef struct {
+/* A store's marginal channel cycles behind the previous one (q's last_mi,
+ * last_ni, last_cls) when it arrives `offset` cycles after that one's
+ * channel time ended (negative: before; wr_queue_start); 0: not available. */
+struct wr_queue;
+typedef long long (*wr_follow_fn)(void *ctx, const struct wr_queue *q, const wr_batch *b, long long offset);
+typedef struct wr_queue {
     wr_batch b[WR_QUEUE_MAX];
+    wr_follow_fn follow;        /* NULL: cyc_follow as queued (issued together) */
+    void *follow_ctx;
+    long long last_start;       /* the last batch began service then */
+    int last_whole;             /* and was served in one piece, from then to last_end */
     long long queued_bursts;    /* of all queued batches */
     long long last_end;         /* the last write left the channel */
     long long ld_end;           /* the last load left the channel */
@@ -704,6 +714,7 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->cyc += nb->cyc_follow;
         l->cyc_follow += nb->cyc_follow;
         l->cyc_after_st += nb->cyc_follow;
+        l->follow_base = -1;
         l->bursts += nb->bursts;
         l->ch_bursts += nb->ch_bursts;
         l->halves |= nb->halves;
@@ -742,6 +753,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
     q->last_end = end;
+    q->last_whole = end - q->last_start == q->b[i].cyc_full;
     q->last_lat = q->b[i].lat;
     q->last_block = q->b[i].block;
     q->last_mi = q->b[i].mi;
@@ -775,6 +787,12 @@ static void wr_queue_start(wr_queue *q, long long s)
     q->b[i].started = 1;
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
+        /* arriving after the previous one began, it no longer shares the
+         * rows that one has finished with: probed at its own offset */
+        long long f;
+        if (q->follow && q->b[i].follow_base >= 0 && q->last_whole && q->b[i].t >= q->last_end &&
+            (f = q->follow(q->follow_ctx, q, &q->b[i], q->b[i].t - q->last_end)) > 0)
+            q->b[i].cyc = q->b[i].follow_base + f;
         q->b[i].lat = q->last_lat;
         q->b[i].block = q->last_block;
     }
@@ -795,6 +813,7 @@ static void wr_queue_start(wr_queue *q, long long s)
         }
     }
     q->b[i].cyc_full = q->b[i].cyc;
+    q->last_start = s;
 }
 
 /* The bursts still queued at `at` when the controller serves the queued
@@ -1258,7 +1277,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (19 + 11 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (23 + 12 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1293,6 +1312,8 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
     k->v[n++] = (long long)(w->wq.touched & 1);
     k->v[n++] = w->wq.last_end >= w->dram_free ? mx_llmin(w->wq.drain_start, w->dram_free - 1) - b : LLONG_MIN;
+    k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_start - b : LLONG_MIN; /* a follower's offset */
+    k->v[n++] = w->wq.last_whole;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
@@ -1307,6 +1328,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = (long long)(w->wq.b[j].ranks >> 1) * 2 + (long long)(w->wq.b[j].ranks & 1);
         k->v[n++] = w->wq.b[j].bursts * 4 + w->wq.b[j].cls;
         k->v[n++] = w->wq.b[j].rest;
+        k->v[n++] = w->wq.b[j].follow_base;
     }
     k->n = n;
 }
@@ -1338,6 +1360,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.out_free[0], d, times, &ovf);
     add_times(&w->wq.out_free[1], d, times, &ovf);
     add_times(&w->wq.last_end, d, times, &ovf);
+    add_times(&w->wq.last_start, d, times, &ovf);
     add_times(&w->wq.ld_end, d, times, &ovf);
     add_times(&w->wq.ld_issue, d, times, &ovf);
     if (w->res_len) add_times(&w->res_at, d, times, &ovf);
@@ -1469,6 +1492,7 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
     return *b * (long long)bm->burst;
 }
 
+#define FOLLOW_AT_MAX 256
 /* What the analytic walk reads while it steps through the tiles of one GEMM
  * on one mapping: the GEMM, its formats and tiling, the distinct tile
  * shapes' compute cycles, and the memos of probes, bursts and SRAM stalls. */
@@ -1491,6 +1515,8 @@ typedef struct {
     mx_probe_xfer pair_xf[2];
     long long follow[2][2][2][2]; /* a store's marginal cycles behind the previous
                                      one, by both shape classes; -1 not yet */
+    struct { long long key, cyc; } follow_at[FOLLOW_AT_MAX]; /* the same, arriving later (store_follow_at) */
+    int nfollow_at;
     long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
     after_probe after[64][64]; /* a transfer on a DRAM the previous one left idle: [prev][this] class */
@@ -1599,6 +1625,39 @@ static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref 
                              [me->ni == tl->n_tiles - 1];
     if (*f < 0) *f = pair_marginal(x, prev, me);
     return *f;
+}
+
+/* store_follow for a store arriving `offset` accelerator cycles after the
+ * previous one's channel time ended (negative: before): the pair probe with
+ * the second issued at that point of the first's time alone.  It meets only
+ * the requests that one still has queued, so rows that one has finished
+ * with are opened again.  Aligned on the end, not the start: the first may
+ * have begun with a precharge its probe alone did not need.  The walk's
+ * wr_follow_fn; memoised by both shape classes and the issue clock.  0: not
+ * available (issued with the first: store_follow). */
+static long long store_follow_at(void *ctx, const wr_queue *q, const wr_batch *me, long long offset)
+{
+    walk_ctx *x = ctx;
+    const mx_tiling *tl = x->tl;
+    const mx_dram_config *d = &x->c->dram;
+    const xfer_ref prev = {q->last_mi, q->last_ni, 0, MX_PROBE_STORE}, b = {me->mi, me->ni, 0, MX_PROBE_STORE};
+    const mx_tile_probe *alone = xfer_alone(x, &prev);
+    if (!alone) return 0;
+    const long long ch_end = mx_llmax(1, alone->cycles - x->c->dram_cal.write_latency);
+    const long long at = (long long)floor((double)(ch_end + offset) / (d->tCK_ns * x->c->clock_ghz));
+    if (at <= 0) return 0;
+    const long long key = at * 16 + (prev.mi == tl->m_tiles - 1) * 8 + (prev.ni == tl->n_tiles - 1) * 4 +
+                          (b.mi == tl->m_tiles - 1) * 2 + (b.ni == tl->n_tiles - 1);
+    for (int i = 0; i < x->nfollow_at; i++)
+        if (x->follow_at[i].key == key) return x->follow_at[i].cyc;
+    mx_tile_probe pp[2];
+    long long cyc = 0;
+    if (xfer_pair(x, &prev, &b, at, pp) == 0) cyc = mx_llmax(1, pp[1].cycles - alone->cycles);
+    if (x->nfollow_at < FOLLOW_AT_MAX) {
+        x->follow_at[x->nfollow_at].key = key;
+        x->follow_at[x->nfollow_at++].cyc = cyc;
+    }
+    return cyc;
 }
 
 /* Transfer b on a DRAM that transfer a has just left idle, with a's rows
@@ -1913,7 +1972,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
      * picks): its probe's own part replaced, second copies and refresh kept;
      * and its latency to the last write. */
     const long long wlat = c->dram_cal.write_latency;
-    wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .cyc_after_st = wcyc,
+    wr_batch nbt = {.t = avail, .cyc = wcyc, .cyc_follow = wcyc, .follow_base = -1, .cyc_after_st = wcyc,
                     .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
                     .halves = hold, .bursts = nb,
@@ -1928,7 +1987,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE}, prev = prev_output(x, w->oidx);
         long long f, lat;
-        if ((f = store_follow(x, &prev, &me)) > 0) nbt.cyc_follow = wcyc - mx_llmax(1, pw->cycles - wlat) + f;
+        if ((f = store_follow(x, &prev, &me)) > 0) {
+            nbt.follow_base = wcyc - mx_llmax(1, pw->cycles - wlat);
+            nbt.cyc_follow = nbt.follow_base + f;
+        }
         if ((f = after_time(x, &prev, &me, &lat)) > 0) {
             nbt.cyc_after_st = nbt.rest + mx_llmax(1, f - lat);
             nbt.lat_after_st = lat;
@@ -2148,6 +2210,10 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
     if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
+    if (x->use_probes) {
+        ws.wq.follow = store_follow_at;
+        ws.wq.follow_ctx = x;
+    }
     { /* issued later by up to this, a transfer cannot end later (after_of) */
         const mx_dram_config *d = &c->dram;
         ws.gap_cap = (long long)ceil((double)(d->t.AL + d->t.CL + d->t.CWL + d->BL / 2 + d->t.tRC + d->t.tRP) *
