@@ -531,6 +531,85 @@ TEST(DramScheduler, QueueEpochMovesWithTheQueuesOnly)
     EXPECT_EQ(mx_dram_dma_add(m.d, A(1, 0, 5), 0, 2), 0); // and the retry is taken
 }
 
+// mx_dram_refusal_epoch: the per-kind cue.  Whenever the answer of
+// mx_dram_dma_add for a read (the read queue has room) or for a write
+// (mx_dram_write_below_drain) changes, that kind's epoch must have moved, or
+// the cycle engine would skip a retry that would now be taken.  Checked at
+// every event of seeded random traffic (reads and writes to two channels,
+// small queues and watermarks so that refusals, drains and their ends are
+// frequent), against the answers themselves; and by hand: a read queued
+// behind others leaves the write epoch alone.
+TEST(DramScheduler, RefusalEpochMovesWheneverTheAnswerDoes)
+{
+    mx_dram_config c = ddr4_3200();
+    c.channels = 2;
+    std::snprintf(c.address_mapping, sizeof c.address_mapping, "rorababgcoch");
+    // a drain begun with 2..3 writes queued runs on when a read arrives,
+    // and the read alone then refuses the next write (2 + 1 < 5 otherwise)
+    c.queue_size = 6; c.write_high = 5; c.write_low = 1;
+    int moves[2] = {0, 0};
+    for (uint64_t seed = 1; seed <= 20; seed++) {
+        Dram m(c);
+        uint64_t x = seed * 0x9E3779B97F4A7C15ull;
+        auto rnd = [&x](uint64_t n) { x ^= x << 13; x ^= x >> 7; x ^= x << 17; return x % n; };
+        const uint64_t probe[2] = {0, 64}; // one address in each channel (ch is the lowest field)
+        int ans[2][2];
+        uint64_t ep[2];
+        auto look = [&](int a[2][2], uint64_t e[2]) {
+            for (int ch = 0; ch < 2; ch++) {
+                a[ch][0] = mx_dram_can_accept(m.d, probe[ch], 0);
+                a[ch][1] = mx_dram_write_below_drain(m.d, probe[ch]);
+            }
+            e[0] = mx_dram_refusal_epoch(m.d, 0);
+            e[1] = mx_dram_refusal_epoch(m.d, 1);
+        };
+        look(ans, ep);
+        for (int step = 0; step < 400; step++) {
+            if (rnd(3) != 0) { // a request (refused or not), or the next event
+                const uint64_t addr = rnd(2) * 64 + rnd(4) * 128 * 64 + rnd(3) * 65536 * 64;
+                (void)mx_dram_dma_add(m.d, addr, (int)rnd(2), (uint64_t)step);
+            } else {
+                const uint64_t nx = mx_dram_next_event(m.d);
+                if (nx != UINT64_MAX) mx_dram_run_until(m.d, nx);
+            }
+            mx_dram_done r;
+            while (mx_dram_pop_done(m.d, &r)) {}
+            int a2[2][2];
+            uint64_t e2[2];
+            look(a2, e2);
+            for (int ch = 0; ch < 2; ch++)
+                for (int w = 0; w < 2; w++)
+                    if (a2[ch][w] != ans[ch][w]) {
+                        moves[w]++;
+                        EXPECT_NE(e2[w], ep[w]) << "seed " << seed << " step " << step << " channel " << ch
+                                                << (w ? " write" : " read") << " answer changed, epoch did not";
+                    }
+            std::memcpy(ans, a2, sizeof ans);
+            std::memcpy(ep, e2, sizeof ep);
+        }
+    }
+    EXPECT_GT(moves[0], 50); // the traffic does refuse and accept both kinds
+    EXPECT_GT(moves[1], 50);
+
+    // By hand: writes and reads queued in one channel, reads waiting (no
+    // drain).  A second read moves only the read epoch; the first read, or a
+    // write, moves the write epoch.
+    Dram m(ddr4_3200());
+    uint64_t w0 = mx_dram_refusal_epoch(m.d, 1), r0 = mx_dram_refusal_epoch(m.d, 0);
+    m.add(A(0, 0, 5), 1, 1);
+    EXPECT_NE(mx_dram_refusal_epoch(m.d, 1), w0);
+    EXPECT_EQ(mx_dram_refusal_epoch(m.d, 0), r0);
+    w0 = mx_dram_refusal_epoch(m.d, 1);
+    m.add(A(1, 0, 5), 0, 2); // reads now wait: a write's answer may change
+    EXPECT_NE(mx_dram_refusal_epoch(m.d, 1), w0);
+    EXPECT_NE(mx_dram_refusal_epoch(m.d, 0), r0);
+    w0 = mx_dram_refusal_epoch(m.d, 1);
+    r0 = mx_dram_refusal_epoch(m.d, 0);
+    m.add(A(2, 0, 5), 0, 3); // more reads waiting: nothing a write reads
+    EXPECT_EQ(mx_dram_refusal_epoch(m.d, 1), w0);
+    EXPECT_NE(mx_dram_refusal_epoch(m.d, 0), r0);
+}
+
 // The probe issues writes as the accelerator's DMA does: only while the
 // channel's write queue stays below write_high (mx_dram_write_below_drain),
 // so a store with write_high or more bursts in one channel waits for that

@@ -93,8 +93,8 @@ static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
  * protocol model refuses again until its queues change, so a mark equal to
  * port_mark() now means "refused, retry pointless" (the simple channel's
  * answer depends on time: never marked). */
-static uint64_t port_mark(const mem_port *p) { return p->d ? mx_dram_queue_epoch(p->d) + 1 : 0; }
-static int port_still_refuses(const mem_port *p, uint64_t mark) { return mark != 0 && mark == port_mark(p); }
+static uint64_t port_mark(const mem_port *p, int w) { return p->d ? mx_dram_refusal_epoch(p->d, w) + 1 : 0; }
+static int port_still_refuses(const mem_port *p, uint64_t mark, int w) { return mark != 0 && mark == port_mark(p, w); }
 
 /* Earliest memory clock > now at which the port changes by itself. */
 static long long mem_next_event(const mem_port *p)
@@ -500,13 +500,13 @@ static int cycle_issue_loads(cycle_run *r)
         }
         uint64_t addr;
         int blocked = 0;
-        if (port_still_refuses(&r->port, r->ld_refused)) break;
+        if (port_still_refuses(&r->port, r->ld_refused, 0)) break;
         while (r->ld_which < 2) {
             mx_dma_stream *st = &r->ld_st[r->ld_which];
             if (!mx_dma_stream_next(st, &addr)) { r->ld_which++; continue; }
             if (mem_try_add(&r->port, addr, 0, (uint64_t)r->ld) != 0) {
                 mx_dma_stream_unget(st, addr);
-                r->ld_refused = port_mark(&r->port);
+                r->ld_refused = port_mark(&r->port, 0);
                 blocked = 1;
                 break;
             }
@@ -532,14 +532,14 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
         const long long si = r->st_issue;
         store_slot *ss = &r->stores[si % STORE_SLOTS];
         if (ss->avail_mem > r->port.now) break;
-        if (port_still_refuses(&r->port, r->st_refused)) break;
+        if (port_still_refuses(&r->port, r->st_refused, 1)) break;
         uint64_t addr;
         int blocked = 0;
         for (;;) {
             if (!mx_dma_stream_next(&ss->st, &addr)) break;
             if (mem_try_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si) != 0) {
                 mx_dma_stream_unget(&ss->st, addr);
-                r->st_refused = port_mark(&r->port);
+                r->st_refused = port_mark(&r->port, 1);
                 blocked = 1;
                 break;
             }
@@ -625,7 +625,7 @@ static size_t cycle_fewest_outstanding(const cycle_run *r)
 
 static int cycle_refused(const cycle_run *r)
 {
-    return port_still_refuses(&r->port, r->ld_refused) || port_still_refuses(&r->port, r->st_refused);
+    return port_still_refuses(&r->port, r->ld_refused, 0) || port_still_refuses(&r->port, r->st_refused, 1);
 }
 
 /* mx_dram_feed: at a DRAM event that moved the queues while a DMA was

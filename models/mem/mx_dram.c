@@ -114,6 +114,19 @@ static void map_addr(const addr_map *m, uint64_t addr, int f[F_N])
         f[k] = (int)((a >> m->pos[k]) & m->mask[k]);
 }
 
+/* What a request needs: its channel, its flat bank in the channel (rank,
+ * bank group, bank) and its row, without the column (every request's path). */
+typedef struct { int ch, bank, row; } req_place;
+static inline req_place map_place(const addr_map *m, const mx_dram_config *c, uint64_t addr)
+{
+    const uint64_t a = addr >> m->shift;
+#define FIELD(k) ((int)((a >> m->pos[k]) & m->mask[k]))
+    req_place p = {FIELD(F_CH), (FIELD(F_RA) * c->bankgroups + FIELD(F_BG)) * c->banks_per_group + FIELD(F_BA),
+                   FIELD(F_RO)};
+#undef FIELD
+    return p;
+}
+
 /* The channel field alone (the DMA's refusals need nothing else). */
 static inline int map_channel(const addr_map *m, uint64_t addr)
 {
@@ -287,6 +300,7 @@ struct mx_dram {
     chan_t *ch;
     uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
     uint64_t epoch;                  /* queue changes (mx_dram_queue_epoch) */
+    uint64_t refusal_epoch[2];       /* [0] reads, [1] writes: mx_dram_refusal_epoch */
     int mask_words;
     /* issued, not popped, by kind: reads (done = issue + RL + burst), writes
      * (+ WL + burst), reads served from the write queue (+ 1).  Each is
@@ -444,6 +458,21 @@ uint64_t mx_dram_now(const mx_dram *d) { return d->now; }
 
 uint64_t mx_dram_queue_epoch(const mx_dram *d) { return d->epoch; }
 
+uint64_t mx_dram_refusal_epoch(const mx_dram *d, int is_write) { return d->refusal_epoch[is_write != 0]; }
+
+/* A request entered (delta 1) or left (-1) one of ch's queues: the epochs.
+ * A write's refusal (below_drain) reads the write queue's length, the drain
+ * mode and whether reads wait; a read's, its queue's length. */
+static void queue_moved(mx_dram *d, const chan_t *ch, int is_write, int delta)
+{
+    d->epoch++;
+    if (is_write) d->refusal_epoch[1]++;
+    else {
+        d->refusal_epoch[0]++;
+        if (ch->rq.n == (delta > 0 ? 1 : 0)) d->refusal_epoch[1]++; /* reads began or stopped waiting */
+    }
+}
+
 /* ---- scheduler ------------------------------------------------------------ */
 
 static inline uint64_t clampu(int64_t v, uint64_t tmin) { return v < (int64_t)tmin ? tmin : (uint64_t)v; }
@@ -463,10 +492,11 @@ static inline int64_t cas_ready(const mx_dram *d, const chan_t *ch, int b, int i
     return is_write ? mx_llmax(ch->bank[b].wr, mx_llmax(g->wr, r->wr)) : mx_llmax(ch->bank[b].rd, mx_llmax(g->rd, r->rd));
 }
 
-static void update_mode(const mx_dram *d, chan_t *ch)
+static void update_mode(mx_dram *d, chan_t *ch)
 {
-    int wq = ch->wq.n, rq = ch->rq.n;
+    int wq = ch->wq.n, rq = ch->rq.n, was = ch->draining;
     ch->draining = wq > 0 && (rq == 0 || wq >= d->c.write_high || (ch->draining && wq > d->c.write_low));
+    if (ch->draining != was) d->refusal_epoch[1]++;
 }
 
 /* Earliest first, then oldest. */
@@ -683,7 +713,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
     bk->pre = mx_llmax(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
     queue_remove(q, idx);
-    d->epoch++;
+    queue_moved(d, ch, w, -1);
     ch->nhit[w][b]--;
     if (d->c.page_policy == MX_PAGE_CLOSED)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
@@ -763,30 +793,26 @@ int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr)
     return below_drain(d, &d->ch[f[F_CH]]);
 }
 
-static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write, uint64_t id);
+static int add_mapped(mx_dram *d, req_place p, uint64_t addr, int is_write, uint64_t id);
 
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
-    int f[F_N];
-    map_addr(&d->m, addr, f);
-    return add_mapped(d, f, addr, is_write, id);
+    return add_mapped(d, map_place(&d->m, &d->c, addr), addr, is_write, id);
 }
 
 int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
     const chan_t *ch = &d->ch[map_channel(&d->m, addr)];
     if (is_write ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) return -1;
-    int f[F_N];
-    map_addr(&d->m, addr, f);
-    return add_mapped(d, f, addr, is_write, id);
+    return add_mapped(d, map_place(&d->m, &d->c, addr), addr, is_write, id);
 }
 
-static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write, uint64_t id)
+static int add_mapped(mx_dram *d, req_place p, uint64_t addr, int is_write, uint64_t id)
 {
-    chan_t *ch = &d->ch[f[F_CH]];
+    chan_t *ch = &d->ch[p.ch];
     queue_t *q = is_write ? &ch->wq : &ch->rq;
     if (q->n >= d->c.queue_size) return -1;
-    int b = (f[F_RA] * d->c.bankgroups + f[F_BG]) * d->c.banks_per_group + f[F_BA];
+    const int b = p.bank;
     if (!is_write && ch->wq.head[b] >= 0) { /* read of a queued write: served from the write queue */
         uint64_t a = addr >> d->m.shift;
         for (int s = ch->wq.head[b]; s >= 0; s = ch->wq.pool[s].next)
@@ -796,9 +822,9 @@ static int add_mapped(mx_dram *d, const int f[F_N], uint64_t addr, int is_write,
                 return 0;
             }
     }
-    req_t nr = {addr, id, d->now, d->rseq++, f[F_RO], b, -1, -1};
+    req_t nr = {addr, id, d->now, d->rseq++, p.row, b, -1, -1};
     int idx = queue_push(q, &nr);
-    d->epoch++;
+    queue_moved(d, ch, is_write, +1);
     bank_st *bk = &ch->bank[b];
     int hit = bk->row == nr.row;
     if (hit) ch->nhit[is_write][b]++;

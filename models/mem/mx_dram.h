@@ -131,6 +131,11 @@ int mx_dram_write_below_drain(const mx_dram *d, uint64_t addr);
  * drain mode they set), so a DMA refused at one count is refused again
  * until the count changes: the cycle engine skips those retries. */
 uint64_t mx_dram_queue_epoch(const mx_dram *d);
+/* The same for one kind of request: changes whenever mx_dram_dma_add's
+ * answer for a read (is_write 0: a read queue's length) or a write (1: a
+ * write queue's length, its drain mode, whether reads wait) may change.  A
+ * refused write need not be retried when only reads moved in a queue. */
+uint64_t mx_dram_refusal_epoch(const mx_dram *d, int is_write);
 /* Enqueues one burst request arriving at the current clock; id is returned
  * with its completion.  0, or -1 if the queue is full. */
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id);
