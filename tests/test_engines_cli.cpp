@@ -62,17 +62,20 @@ TEST(Validation, DocMatchesRegenerated)
     const Summary tab = summary_of("summary:");
     ASSERT_TRUE(tab.found);
     EXPECT_GE(tab.n, 300);
-    EXPECT_LE(tab.cm, 2.0); // measured 1.08 / 1.11 / 12.10 / 7.22
+    EXPECT_LE(tab.cm, 2.0); // measured 1.03 / 1.12 / 8.99 / 8.38
     EXPECT_LE(tab.em, 2.0);
     // The cycles maximum is a regression guard: 8.99% while the walk's rules
     // were fitted to this seed; 12.10% (one 1,066-cycle GEMM) since the store
     // probe issues writes as the DMA does, which brought the held-out seeds
-    // from mean 1.64% / 52 GEMMs over 10% to 1.54% / 45 (docs/DECISIONS.md).
+    // from mean 1.64% / 52 GEMMs over 10% to 1.54% / 45 (docs/DECISIONS.md);
+    // 8.99% again since a held store's drain cut short by the next load's
+    // reads frees its half when the queue has emptied (with stop 26's late
+    // store follow rule: 8.99%).
     EXPECT_LE(tab.cx, 13.0);
     EXPECT_LE(tab.ex, 10.0);
     // Held-out seeds (the walk's rules were found on the table's own seed):
     // the means must stay within the goal; the maxima are not (measured
-    // 24.14% / 17.63%), so these two are regression guards only.
+    // 24.09% / 17.63%), so these two are regression guards only.
     const Summary ho = summary_of("held-out:");
     ASSERT_TRUE(ho.found);
     EXPECT_GE(ho.n, 1000);

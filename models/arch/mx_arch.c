@@ -658,6 +658,10 @@ typedef struct {
     const after_probe *ald; /* on the rows the last load left (NULL: none, cyc and lat as queued) */
     long long block;      /* cycles its first write comes later than an idle write's */
     long long cyc_full;   /* its channel cycles as started */
+    long long s0;         /* when it started */
+    uint64_t full_ch;     /* held: the channels it fills (its DMA waits there for a drain) */
+    int ld_shares;        /* the last load before it touched one of them */
+    int blk_ld;           /* block is the delay that load's rows impose (wr_queue_start) */
     int started;
     long long mi, ni;     /* its output tile */
     int cls;
@@ -697,6 +701,10 @@ typedef struct wr_queue {
     long long last_mi, last_ni; /* its output tile */
     int last_cls;               /* its shape class (edge in m) * 2 + (edge in n); -1 none yet */
     int head, n;
+    /* while a held store's drain is served: reads of the next load are
+     * queued from cut_at (-1: none) in the channels cut_ch */
+    long long cut_at;
+    uint64_t cut_ch;
     long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
@@ -722,6 +730,7 @@ static void wr_queue_push(wr_queue *q, const wr_batch *nb)
         l->ni = nb->ni;
         l->cls = nb->cls;
         l->ranks |= nb->ranks;
+        l->full_ch |= nb->full_ch;
         l->tail = nb->tail; /* its halves free as the newest store's last burst enters */
         l->rest = -1; /* a merged batch keeps the contexts it has */
         l->ald = NULL;
@@ -765,7 +774,18 @@ static void wr_queue_pop(wr_queue *q, long long end)
      * bursts per channel are still queued */
     long long release = end;
     if (q->b[i].tail >= 0) { /* measured: the store probed alone, issued as the DMA does */
-        release = mx_llmax(q->b[i].t, end - mx_llmin(q->b[i].tail, q->b[i].cyc_full));
+        /* its writes began `block` later than its probe's (the rows the last
+         * load left in a channel it fills): so did the drain there that
+         * makes room for its last bursts */
+        release = mx_llmax(q->b[i].t, end - mx_llmin(q->b[i].tail, q->b[i].cyc_full) +
+                                          (q->b[i].blk_ld && q->b[i].ld_shares ? q->b[i].block : 0));
+        /* Reads queued, before its last burst entered, in a channel it
+         * fills: the DMA stops feeding a drain that reads wait for
+         * (mx_dram_write_below_drain), the drain runs on to write_low, and
+         * the store's last bursts enter only once it has emptied the queue:
+         * the end of the store's channel time. */
+        if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->b[i].s0 && q->cut_at < release)
+            release = mx_llmax(release, end);
     } else if (q->room > 0 && q->b[i].bursts > 0) {
         const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
         release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * tail / q->b[i].bursts);
@@ -785,6 +805,7 @@ static void wr_queue_start(wr_queue *q, long long s)
     int i = q->head;
     if (q->b[i].started) return;
     q->b[i].started = 1;
+    q->b[i].s0 = s;
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
         /* arriving after the previous one began, it no longer shares the
@@ -805,6 +826,7 @@ static void wr_queue_start(wr_queue *q, long long s)
              * commands (tRAS, tRTP, a row switch) holding the writes: the
              * stores queued meanwhile stream on behind this one */
             q->b[i].block = mx_llmax(0, l - q->b[i].lat);
+            q->b[i].blk_ld = 1;
             q->b[i].cyc = q->b[i].rest + mx_llmax(1, e - l);
             q->b[i].lat = l;
         } else if (q->last_cls >= 0) {
@@ -1568,6 +1590,19 @@ static uint64_t xfer_ranks(const walk_ctx *x, const wr_queue *q, const xfer_ref 
     return mx_cycle_xfer_ranks(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &f);
 }
 
+/* The channels transfer r touches (full = 0) or, a store, fills (full = 1:
+ * at least write_high - 1 of its bursts, or its busiest channel's): this
+ * tile's own.  Only where the walk has no jumps (PROBE_SIG_TILES): they
+ * change from tile to tile of one shape class (the tile's address phase),
+ * and the first tile of a class (every region starts in channel 0) is a
+ * biased sample of how a store and the next load share channels. */
+static uint64_t xfer_channels(walk_ctx *x, const xfer_ref *r, int full)
+{
+    const mx_probe_xfer f = xfer_of(x, r);
+    const long long min = full ? x->c->dram.write_high - 1 : 1;
+    return mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &f, min);
+}
+
 /* Transfer r probed alone (memoised by shape class). */
 static const mx_tile_probe *xfer_alone(walk_ctx *x, const xfer_ref *r)
 {
@@ -1772,6 +1807,15 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
     const xfer_ref me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
     const after_probe *ap = after_of(x, &w->ld, &me, 1);
     q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
+    if (q->b[j].full_ch) { /* held, in a walk without jumps */
+        uint64_t ch;
+        if (w->ld.what == XFER_PAIR)
+            ch = mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &x->pair_xf[0], 1) |
+                 mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &x->pair_xf[1], 1);
+        else
+            ch = xfer_channels(x, &w->ld, 0);
+        q->b[j].ld_shares = (ch & q->b[j].full_ch) != 0;
+    }
 }
 
 /* Load `ld` has left the channel (w->dram_free), its last request the
@@ -1879,8 +1923,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
 }
 
 /* The channel cycles of the load of the tile after (mi, ni, ki) in loop
- * order (0: none, or it loads nothing). */
-static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
+ * order (0: none, or it loads nothing); *nx (unless NULL): that load. */
+static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx)
 {
     const mx_tiling *tl = x->tl;
     long long nmi = mi, nni = ni, nki = ki + 1;
@@ -1898,10 +1942,16 @@ static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, lo
     tile_ids(tl, nmi, nni, nki, &a1, &b1);
     const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
     if (!what) return 0;
+    if (nx) *nx = (xfer_ref){nmi, nni, nki, what};
     const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
                     k = x->dims_k[nki == tl->k_tiles - 1];
     const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
     return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
+}
+
+static long long next_load_occupancy(walk_ctx *x, long long mi, long long ni, long long ki)
+{
+    return next_load_ref(x, mi, ni, ki, NULL);
 }
 
 /* After tile (mi, ni, ki) computed: its output tile's store (after the last
@@ -1983,6 +2033,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (pw) {
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         nbt.ranks = xfer_ranks(x, &w->wq, &me, pw->ranks);
+        if (hold && x->pm.by_sig) nbt.full_ch = xfer_channels(x, &me, 1);
     }
     if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE}, prev = prev_output(x, w->oidx);
@@ -2028,12 +2079,20 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
          * reserved here and used by the next walk_load). */
         long long from = w->dram_free;
         const long long nocc = x->use_probes && w->end1 <= from ? next_load_occupancy(x, mi, ni, ki) : 0;
+        xfer_ref nx;
         if (nocc > 0) {
             w->res_at = from;
             w->res_len = nocc;
             from += nocc;
+        } else if (x->pm.by_sig && x->tl->double_buffer && next_load_ref(x, mi, ni, ki, &nx) > 0) {
+            /* else the next load's reads arrive when the previous tile
+             * finished (end1), maybe while the store drains (wr_queue_pop) */
+            w->wq.cut_at = w->end1;
+            w->wq.cut_ch = xfer_channels(x, &nx, 0);
         }
         w->dram_free = wr_queue_serve_half(&w->wq, from, half); /* it drains after the loads */
+        w->wq.cut_at = -1;
+        w->wq.cut_ch = 0;
     }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
         w->rqu_stall += w->wq.out_free[half] - start;
@@ -2209,6 +2268,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.ld_cls = -1;
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
+    ws.wq.cut_at = -1;
     if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
     if (x->use_probes) {
         ws.wq.follow = store_follow_at;

@@ -1013,6 +1013,26 @@ uint64_t mx_cycle_xfer_ranks(const mx_arch_config *c, const mx_operand_fmt *fa, 
     return stream_ranks(c, st);
 }
 
+uint64_t mx_cycle_xfer_channels(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                                const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                                long long min_bursts)
+{
+    if (!c->dram_model) return 0;
+    mx_dma_stream st;
+    transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
+    long long n[64] = {0}, most = 0;
+    uint64_t addr, mask = 0;
+    mx_dram_addr a;
+    while (mx_dma_stream_next(&st, &addr)) {
+        mx_dram_map(&c->dram, addr, &a);
+        most = mx_llmax(most, ++n[a.channel & 63]);
+    }
+    const long long lim = mx_llmax(1, mx_llmin(min_bursts, most));
+    for (int i = 0; i < 64; i++)
+        if (n[i] >= lim) mask |= 1ull << i;
+    return mask;
+}
+
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)

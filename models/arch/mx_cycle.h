@@ -116,6 +116,14 @@ int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const
 uint64_t mx_cycle_xfer_ranks(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                              const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x);
 
+/* The channels (bit channel mod 64) that receive at least min(min_bursts,
+ * the most any one channel receives) of a transfer's bursts: with 1, every
+ * channel it touches; with the write queue's room, the channels a store
+ * fills (where its DMA waits for a drain). */
+uint64_t mx_cycle_xfer_channels(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                                const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                                long long min_bursts);
+
 /* A hash of what decides a transfer's timing alone on a fresh DRAM: each
  * burst's bank and its row relative to that bank's first row. */
 uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
