@@ -658,7 +658,6 @@ typedef struct {
     const after_probe *ald; /* on the rows the last load left (NULL: none, cyc and lat as queued) */
     long long block;      /* cycles its first write comes later than an idle write's */
     long long cyc_full;   /* its channel cycles as started */
-    long long s0;         /* when it started */
     uint64_t full_ch;     /* held: the channels it fills (its DMA waits there for a drain) */
     int ld_shares;        /* the last load before it touched one of them */
     int blk_ld;           /* block is the delay that load's rows impose (wr_queue_start) */
@@ -779,12 +778,13 @@ static void wr_queue_pop(wr_queue *q, long long end)
          * makes room for its last bursts */
         release = mx_llmax(q->b[i].t, end - mx_llmin(q->b[i].tail, q->b[i].cyc_full) +
                                           (q->b[i].blk_ld && q->b[i].ld_shares ? q->b[i].block : 0));
-        /* Reads queued, before its last burst entered, in a channel it
+        /* Reads queued after it began (last_start: the batch popped is the
+         * one started last) and before its last burst entered, in a channel it
          * fills: the DMA stops feeding a drain that reads wait for
          * (mx_dram_write_below_drain), the drain runs on to write_low, and
          * the store's last bursts enter only once it has emptied the queue:
          * the end of the store's channel time. */
-        if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->b[i].s0 && q->cut_at < release)
+        if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->last_start && q->cut_at < release)
             release = mx_llmax(release, end);
     } else if (q->room > 0 && q->b[i].bursts > 0) {
         const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
@@ -805,7 +805,6 @@ static void wr_queue_start(wr_queue *q, long long s)
     int i = q->head;
     if (q->b[i].started) return;
     q->b[i].started = 1;
-    q->b[i].s0 = s;
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
         /* arriving after the previous one began, it no longer shares the
@@ -1596,11 +1595,16 @@ static uint64_t xfer_ranks(const walk_ctx *x, const wr_queue *q, const xfer_ref 
  * change from tile to tile of one shape class (the tile's address phase),
  * and the first tile of a class (every region starts in channel 0) is a
  * biased sample of how a store and the next load share channels. */
+static uint64_t probe_channels(const walk_ctx *x, const mx_probe_xfer *f, int full)
+{
+    const long long min = full ? x->c->dram.write_high - 1 : 1;
+    return mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, f, min);
+}
+
 static uint64_t xfer_channels(walk_ctx *x, const xfer_ref *r, int full)
 {
     const mx_probe_xfer f = xfer_of(x, r);
-    const long long min = full ? x->c->dram.write_high - 1 : 1;
-    return mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &f, min);
+    return probe_channels(x, &f, full);
 }
 
 /* Transfer r probed alone (memoised by shape class). */
@@ -1632,13 +1636,14 @@ static int xfer_pair(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long lon
     return -1;
 }
 
-/* The cycles b adds when queued right behind a: the pair's time less a's
- * alone.  0: not available. */
-static long long pair_marginal(walk_ctx *x, const xfer_ref *a, const xfer_ref *b)
+/* The cycles b adds when queued right behind a (second_at -1) or issued
+ * from DRAM clock second_at on: the pair's time less a's alone.  0: not
+ * available. */
+static long long pair_marginal(walk_ctx *x, const xfer_ref *a, const xfer_ref *b, long long second_at)
 {
     const mx_tile_probe *alone = xfer_alone(x, a);
     mx_tile_probe pp[2];
-    if (!alone || xfer_pair(x, a, b, -1, pp) != 0) return 0;
+    if (!alone || xfer_pair(x, a, b, second_at, pp) != 0) return 0;
     return mx_llmax(1, pp[1].cycles - alone->cycles);
 }
 
@@ -1658,7 +1663,7 @@ static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref 
     const mx_tiling *tl = x->tl;
     long long *f = &x->follow[prev->mi == tl->m_tiles - 1][prev->ni == tl->n_tiles - 1][me->mi == tl->m_tiles - 1]
                              [me->ni == tl->n_tiles - 1];
-    if (*f < 0) *f = pair_marginal(x, prev, me);
+    if (*f < 0) *f = pair_marginal(x, prev, me, -1);
     return *f;
 }
 
@@ -1685,9 +1690,7 @@ static long long store_follow_at(void *ctx, const wr_queue *q, const wr_batch *m
                           (b.mi == tl->m_tiles - 1) * 2 + (b.ni == tl->n_tiles - 1);
     for (int i = 0; i < x->nfollow_at; i++)
         if (x->follow_at[i].key == key) return x->follow_at[i].cyc;
-    mx_tile_probe pp[2];
-    long long cyc = 0;
-    if (xfer_pair(x, &prev, &b, at, pp) == 0) cyc = mx_llmax(1, pp[1].cycles - alone->cycles);
+    const long long cyc = pair_marginal(x, &prev, &b, at);
     if (x->nfollow_at < FOLLOW_AT_MAX) {
         x->follow_at[x->nfollow_at].key = key;
         x->follow_at[x->nfollow_at++].cyc = cyc;
@@ -1790,7 +1793,7 @@ static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi
     long long *f = &x->after_store[w->wq.last_cls][em][en][ek][what];
     if (*f < 0) {
         const xfer_ref st = {w->wq.last_mi, w->wq.last_ni, 0, MX_PROBE_STORE}, me = {mi, ni, ki, what};
-        *f = pair_marginal(x, &st, &me);
+        *f = pair_marginal(x, &st, &me, -1);
     }
     return *f;
 }
@@ -1808,12 +1811,9 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
     const after_probe *ap = after_of(x, &w->ld, &me, 1);
     q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
     if (q->b[j].full_ch) { /* held, in a walk without jumps */
-        uint64_t ch;
-        if (w->ld.what == XFER_PAIR)
-            ch = mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &x->pair_xf[0], 1) |
-                 mx_cycle_xfer_channels(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &x->pair_xf[1], 1);
-        else
-            ch = xfer_channels(x, &w->ld, 0);
+        const uint64_t ch = w->ld.what == XFER_PAIR ? probe_channels(x, &x->pair_xf[0], 0) |
+                                                          probe_channels(x, &x->pair_xf[1], 0)
+                                                    : xfer_channels(x, &w->ld, 0);
         q->b[j].ld_shares = (ch & q->b[j].full_ch) != 0;
     }
 }

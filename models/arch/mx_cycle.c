@@ -864,17 +864,25 @@ static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
     return mask;
 }
 
-/* The most bursts of a stream that one channel receives. */
-static long long stream_ch_bursts(const mx_arch_config *c, mx_dma_stream st)
+/* Bursts of a stream per channel (mod 64) into n; returns the most. */
+static long long stream_ch_counts(const mx_arch_config *c, mx_dma_stream st, long long n[64])
 {
-    long long n[64] = {0}, most = 0;
+    long long most = 0;
     uint64_t addr;
     mx_dram_addr a;
+    memset(n, 0, 64 * sizeof n[0]);
     while (mx_dma_stream_next(&st, &addr)) {
         mx_dram_map(&c->dram, addr, &a);
         most = mx_llmax(most, ++n[a.channel & 63]);
     }
     return most;
+}
+
+/* The most bursts of a stream that one channel receives. */
+static long long stream_ch_bursts(const mx_arch_config *c, mx_dma_stream st)
+{
+    long long n[64];
+    return stream_ch_counts(c, st, n);
 }
 
 uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
@@ -1020,13 +1028,9 @@ uint64_t mx_cycle_xfer_channels(const mx_arch_config *c, const mx_operand_fmt *f
     if (!c->dram_model) return 0;
     mx_dma_stream st;
     transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
-    long long n[64] = {0}, most = 0;
-    uint64_t addr, mask = 0;
-    mx_dram_addr a;
-    while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map(&c->dram, addr, &a);
-        most = mx_llmax(most, ++n[a.channel & 63]);
-    }
+    long long n[64];
+    const long long most = stream_ch_counts(c, st, n);
+    uint64_t mask = 0;
     const long long lim = mx_llmax(1, mx_llmin(min_bursts, most));
     for (int i = 0; i < 64; i++)
         if (n[i] >= lim) mask |= 1ull << i;

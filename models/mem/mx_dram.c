@@ -492,11 +492,13 @@ static inline int64_t cas_ready(const mx_dram *d, const chan_t *ch, int b, int i
     return is_write ? mx_llmax(ch->bank[b].wr, mx_llmax(g->wr, r->wr)) : mx_llmax(ch->bank[b].rd, mx_llmax(g->rd, r->rd));
 }
 
-static void update_mode(mx_dram *d, chan_t *ch)
+/* The drain mode changes only with a write queue's length or with reads
+ * starting or stopping to wait, which queue_moved already counts in the
+ * write refusal epoch. */
+static void update_mode(const mx_dram *d, chan_t *ch)
 {
-    int wq = ch->wq.n, rq = ch->rq.n, was = ch->draining;
+    int wq = ch->wq.n, rq = ch->rq.n;
     ch->draining = wq > 0 && (rq == 0 || wq >= d->c.write_high || (ch->draining && wq > d->c.write_low));
-    if (ch->draining != was) d->refusal_epoch[1]++;
 }
 
 /* Earliest first, then oldest. */
