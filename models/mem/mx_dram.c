@@ -569,7 +569,7 @@ enum { FLY_RD = 0, FLY_WR = 1, FLY_FWD = 2 };
 
 /* A full ring of n elements of `size` bytes (capacity *cap, a power of two,
  * from *head) doubled, its elements moved to the front. */
-static void ring_grow(void **v, size_t size, size_t *head, size_t *cap, size_t n)
+static __attribute__((noinline, cold)) void ring_grow(void **v, size_t size, size_t *head, size_t *cap, size_t n)
 {
     const size_t nc = *cap ? 2 * *cap : 64;
     char *w = malloc(nc * size);
@@ -581,10 +581,10 @@ static void ring_grow(void **v, size_t size, size_t *head, size_t *cap, size_t n
     *head = 0;
 }
 
-static void fly_push(mx_dram *d, int k, const inflight_t *e)
+static inline void fly_push(mx_dram *d, int k, const inflight_t *e)
 {
     struct inflight_ring *r = &d->fly[k];
-    if (r->n == r->cap) ring_grow((void **)&r->v, sizeof *r->v, &r->head, &r->cap, r->n);
+    if (__builtin_expect(r->n == r->cap, 0)) ring_grow((void **)&r->v, sizeof *r->v, &r->head, &r->cap, r->n);
     r->v[(r->head + r->n++) & (r->cap - 1)] = *e;
     if (e->done < d->fly_next) d->fly_next = e->done;
 }
@@ -695,21 +695,21 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     const dram_tm *tm = &d->tm;
     const int64_t t = (int64_t)now;
     queue_t *q = w ? &ch->wq : &ch->rq;
-    req_t rq = q->pool[idx];
-    int b = rq.bank, ri = b >> d->rank_sh, gi = b >> d->group_sh;
+    const req_t *rq = &q->pool[idx];
+    const int b = rq->bank, ri = b >> d->rank_sh, gi = b >> d->group_sh;
+    const uint64_t id = rq->id, addr = rq->addr, arrive = rq->arrive; /* the slot is freed below */
     bank_st *bk = &ch->bank[b];
     if (bk->cas_since_act++ > 0) d->st.row_hits++;
     else { d->st.row_misses++; if (bk->act_conflict) d->st.row_conflicts++; }
     group_st *g = &ch->group[gi];
-    for (int r = 0; r < d->c.ranks; r++) {
+    rank_st *own = &ch->rank[ri];
+    own->rd = mx_llmax(own->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
+    own->wr = mx_llmax(own->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
+    for (int r = 0; r < d->c.ranks; r++) { /* the other ranks: the data bus turnaround */
+        if (r == ri) continue;
         rank_st *rk = &ch->rank[r];
-        if (r == ri) {
-            rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
-            rk->wr = mx_llmax(rk->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
-        } else {
-            rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
-            rk->wr = mx_llmax(rk->wr, t + (w ? tm->wr_wr_O : tm->rd_wr_O));
-        }
+        rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
+        rk->wr = mx_llmax(rk->wr, t + (w ? tm->wr_wr_O : tm->rd_wr_O));
     }
     g->rd = mx_llmax(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
     g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
@@ -721,7 +721,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
     if (w) d->st.wr++;
     else d->st.rd++;
-    inflight_t e = {now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst, d->seq++, rq.id, rq.addr, rq.arrive, w};
+    inflight_t e = {now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst, d->seq++, id, addr, arrive, w};
     fly_push(d, w ? FLY_WR : FLY_RD, &e);
     update_mode(d, ch);
 }
@@ -887,7 +887,11 @@ uint64_t mx_dram_next_event(const mx_dram *d)
 static uint64_t kth_done(const mx_dram *d, size_t k)
 {
     const struct inflight_ring *f = d->fly;
-    if (k == 0 || f[0].n - f[0].due + f[1].n - f[1].due + f[2].n - f[2].due < k) return UINT64_MAX;
+    const size_t p0 = f[0].n - f[0].due, p1 = f[1].n - f[1].due, p2 = f[2].n - f[2].due;
+    if (k == 0 || p0 + p1 + p2 < k) return UINT64_MAX;
+    /* one kind in flight (a load's reads, a store's writes): its k-th */
+    if (p1 == 0 && p2 == 0) return ring_at(&f[0], f[0].due + k - 1)->done;
+    if (p0 == 0 && p2 == 0) return ring_at(&f[1], f[1].due + k - 1)->done;
     size_t i[3] = {f[0].due, f[1].due, f[2].due};
     uint64_t t = UINT64_MAX;
     while (k--) {
