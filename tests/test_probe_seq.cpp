@@ -411,3 +411,33 @@ TEST(ProbeSeq, AnalyticLongLoadCutToItsHeadFollowsTheCycleEngine)
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
 }
+
+// mx_cycle_xfer_channels (the analytic walk's "channels a store fills"),
+// from the HBM2 preset's address map by hand: 64 B bursts, mapping
+// rorabgbachco, so address bits 6..10 are the burst in a 2 KiB row and
+// bits 11..13 the channel: each 2 KiB block goes to the next channel.
+// GEMM 64 x 1024 x 64 in BF16: A is 8 KiB at 0, B 128 KiB at 1 MiB, the
+// output (row 2048 B) at 2 MiB, so output row i is one whole 2 KiB block in
+// channel i % 8.  A 10 x 1024 output tile: channels 0 and 1 get 64 bursts
+// (rows 0, 8 and 1, 9), channels 2..7 get 32.  A channel counts once it gets
+// min_bursts, or the busiest channel's count if that is fewer.
+TEST(ProbeSeq, XferChannelsAreTheChannelsWithEnoughBursts)
+{
+    ProbeGemm s("hbm2", "bf16", 64, 1024, 64);
+    ASSERT_EQ(s.o.base, 2u << 20);
+    ASSERT_EQ(s.o.row_bytes, 2048u);
+    auto channels = [&](const mx_probe_xfer &x, long long min) {
+        return mx_cycle_xfer_channels(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, &x, min);
+    };
+    const mx_probe_xfer store{0, 10, 0, 1024, 0, 0, MX_PROBE_STORE, 0, 0};
+    EXPECT_EQ(channels(store, 1), 0xffu);
+    EXPECT_EQ(channels(store, 31), 0xffu); // write_high - 1: the walk's "fills"
+    EXPECT_EQ(channels(store, 32), 0xffu); // exactly 32 counts
+    EXPECT_EQ(channels(store, 33), 0x03u);
+    EXPECT_EQ(channels(store, 64), 0x03u);
+    EXPECT_EQ(channels(store, 1000), 0x03u); // fewer than asked: the busiest channels
+    // rows 3 and 4 of the output: channels 3 and 4, 32 bursts each
+    EXPECT_EQ(channels({3, 2, 0, 1024, 0, 0, MX_PROBE_STORE, 0, 0}, 31), 0x18u);
+    // the whole of A (64 rows of 128 B = 8 KiB at 0): channels 0..3, 32 bursts each
+    EXPECT_EQ(channels({0, 64, 0, 0, 0, 64, MX_PROBE_A, 0, 0}, 1), 0x0fu);
+}
