@@ -127,12 +127,6 @@ static inline req_place map_place(const addr_map *m, const mx_dram_config *c, ui
     return p;
 }
 
-/* The channel field alone (the DMA's refusals need nothing else). */
-static inline int map_channel(const addr_map *m, uint64_t addr)
-{
-    return (int)((addr >> m->shift >> m->pos[F_CH]) & m->mask[F_CH]);
-}
-
 int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen)
 {
     const struct { const char *name; int v; } p2[] = {
@@ -617,13 +611,15 @@ int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
     if (!d->fn) return 0;
     const inflight_t *e = NULL;
     int k = 0;
-    for (int i = 0; i < 3; i++) {
-        const struct inflight_ring *r = &d->fly[i];
-        if (r->due && (!e || fly_less(&r->v[r->head], e))) {
-            e = &r->v[r->head];
-            k = i;
+    if (d->fly[0].due == d->fn) e = &d->fly[0].v[d->fly[0].head]; /* only reads due: no merge */
+    else
+        for (int i = 0; i < 3; i++) {
+            const struct inflight_ring *r = &d->fly[i];
+            if (r->due && (!e || fly_less(&r->v[r->head], e))) {
+                e = &r->v[r->head];
+                k = i;
+            }
         }
-    }
     out->id = e->id; out->addr = e->addr; out->is_write = e->is_write;
     out->arrive = e->arrive; out->done = e->done;
     struct inflight_ring *r = &d->fly[k];
@@ -804,9 +800,10 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 
 int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
-    const chan_t *ch = &d->ch[map_channel(&d->m, addr)];
+    const req_place p = map_place(&d->m, &d->c, addr);
+    const chan_t *ch = &d->ch[p.ch];
     if (is_write ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) return -1;
-    return add_mapped(d, map_place(&d->m, &d->c, addr), addr, is_write, id);
+    return add_mapped(d, p, addr, is_write, id);
 }
 
 static int add_mapped(mx_dram *d, req_place p, uint64_t addr, int is_write, uint64_t id)
