@@ -67,12 +67,12 @@ static int mem_try_add(mem_port *p, uint64_t addr, int w, uint64_t id)
 /* 1 and the request id, its kind and completion (memory clock), or 0. */
 static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
 {
-    if (p->d) {
-        mx_dram_done r;
-        if (!mx_dram_pop_done(p->d, &r)) return 0;
-        *id = r.id;
-        *w = r.is_write;
-        *done = (long long)r.done;
+    if (p->d) { /* any order: the engine's bookkeeping is counts and maxima */
+        const mx_dram_done *r = mx_dram_take_done(p->d);
+        if (!r) return 0;
+        *id = r->id;
+        *w = r->is_write;
+        *done = (long long)r->done;
         return 1;
     }
     for (int k = 0; k < 2; k++) {

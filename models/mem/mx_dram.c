@@ -281,8 +281,8 @@ typedef struct {
 } chan_t;
 
 typedef struct {
-    uint64_t done, seq, id, addr, arrive;
-    int is_write;
+    mx_dram_done r;                  /* what a pop hands out */
+    uint64_t seq;                    /* issue order: ties of equal done clocks */
 } inflight_t;
 
 struct mx_dram {
@@ -556,7 +556,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
 
 static inline int fly_less(const inflight_t *a, const inflight_t *b)
 {
-    return a->done < b->done || (a->done == b->done && a->seq < b->seq);
+    return a->r.done < b->r.done || (a->r.done == b->r.done && a->seq < b->seq);
 }
 
 enum { FLY_RD = 0, FLY_WR = 1, FLY_FWD = 2 };
@@ -580,7 +580,7 @@ static inline void fly_push(mx_dram *d, int k, const inflight_t *e)
     struct inflight_ring *r = &d->fly[k];
     if (__builtin_expect(r->n == r->cap, 0)) ring_grow((void **)&r->v, sizeof *r->v, &r->head, &r->cap, r->n);
     r->v[(r->head + r->n++) & (r->cap - 1)] = *e;
-    if (e->done < d->fly_next) d->fly_next = e->done;
+    if (e->r.done < d->fly_next) d->fly_next = e->r.done;
 }
 
 static inline const inflight_t *ring_at(const struct inflight_ring *r, size_t i)
@@ -596,12 +596,12 @@ static void retire(mx_dram *d)
     for (int k = 0; k < 3; k++) {
         struct inflight_ring *r = &d->fly[k];
         const inflight_t *e;
-        for (; r->due < r->n && (e = ring_at(r, r->due))->done <= d->now; r->due++) {
-            if (e->is_write) d->st.writes_done++;
-            else { d->st.reads_done++; d->st.read_latency_sum += e->done - e->arrive; }
+        for (; r->due < r->n && (e = ring_at(r, r->due))->r.done <= d->now; r->due++) {
+            if (e->r.is_write) d->st.writes_done++;
+            else { d->st.reads_done++; d->st.read_latency_sum += e->r.done - e->r.arrive; }
             d->fn++;
         }
-        if (r->due < r->n && ring_at(r, r->due)->done < next) next = ring_at(r, r->due)->done;
+        if (r->due < r->n && ring_at(r, r->due)->r.done < next) next = ring_at(r, r->due)->r.done;
     }
     d->fly_next = next;
 }
@@ -620,14 +620,26 @@ int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
                 k = i;
             }
         }
-    out->id = e->id; out->addr = e->addr; out->is_write = e->is_write;
-    out->arrive = e->arrive; out->done = e->done;
+    *out = e->r;
     struct inflight_ring *r = &d->fly[k];
     r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
     r->due--;
     d->fn--;
     return 1;
+}
+
+const mx_dram_done *mx_dram_take_done(mx_dram *d)
+{
+    if (!d->fn) return NULL;
+    struct inflight_ring *r = d->fly;
+    while (!r->due) r++; /* the first ring with a completion: fn > 0 says one has */
+    const inflight_t *e = &r->v[r->head];
+    r->head = (r->head + 1) & (r->cap - 1); /* the slot is reused only by a later CAS */
+    r->n--;
+    r->due--;
+    d->fn--;
+    return &e->r;
 }
 
 /* ---- command issue -------------------------------------------------------- */
@@ -717,7 +729,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
     if (w) d->st.wr++;
     else d->st.rd++;
-    inflight_t e = {now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst, d->seq++, id, addr, arrive, w};
+    const inflight_t e = {{id, addr, w, arrive, now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst}, d->seq++};
     fly_push(d, w ? FLY_WR : FLY_RD, &e);
     update_mode(d, ch);
 }
@@ -816,7 +828,7 @@ static int add_mapped(mx_dram *d, req_place p, uint64_t addr, int is_write, uint
         uint64_t a = addr >> d->m.shift;
         for (int s = ch->wq.head[b]; s >= 0; s = ch->wq.pool[s].next)
             if (ch->wq.pool[s].addr >> d->m.shift == a) {
-                inflight_t e = {d->now + 1, d->seq++, id, addr, d->now, 0};
+                const inflight_t e = {{id, addr, 0, d->now, d->now + 1}, d->seq++};
                 fly_push(d, FLY_FWD, &e);
                 return 0;
             }
@@ -887,16 +899,16 @@ static uint64_t kth_done(const mx_dram *d, size_t k)
     const size_t p0 = f[0].n - f[0].due, p1 = f[1].n - f[1].due, p2 = f[2].n - f[2].due;
     if (k == 0 || p0 + p1 + p2 < k) return UINT64_MAX;
     /* one kind in flight (a load's reads, a store's writes): its k-th */
-    if (p1 == 0 && p2 == 0) return ring_at(&f[0], f[0].due + k - 1)->done;
-    if (p0 == 0 && p2 == 0) return ring_at(&f[1], f[1].due + k - 1)->done;
+    if (p1 == 0 && p2 == 0) return ring_at(&f[0], f[0].due + k - 1)->r.done;
+    if (p0 == 0 && p2 == 0) return ring_at(&f[1], f[1].due + k - 1)->r.done;
     size_t i[3] = {f[0].due, f[1].due, f[2].due};
     uint64_t t = UINT64_MAX;
     while (k--) {
         int best = -1;
         for (int r = 0; r < 3; r++)
-            if (i[r] < f[r].n && (best < 0 || ring_at(&f[r], i[r])->done < ring_at(&f[best], i[best])->done))
+            if (i[r] < f[r].n && (best < 0 || ring_at(&f[r], i[r])->r.done < ring_at(&f[best], i[best])->r.done))
                 best = r;
-        t = ring_at(&f[best], i[best]++)->done;
+        t = ring_at(&f[best], i[best]++)->r.done;
     }
     return t;
 }

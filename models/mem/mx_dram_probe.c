@@ -35,12 +35,11 @@ int mx_dram_probe_run_split(const mx_dram_config *c, mx_dram_next_addr next, voi
             out->accept_clock = mx_dram_now(d);
             have = next(src, &addr);
         }
-        mx_dram_done r;
-        while (mx_dram_pop_done(d, &r)) {
+        for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) { /* order-free: counts, maxima, minima */
             done++;
-            if (r.done > last) last = r.done;
-            if (r.id < split && r.done > out->split_end) out->split_end = r.done;
-            if (r.id >= split && (out->second_first == 0 || r.done < out->second_first)) out->second_first = r.done;
+            if (r->done > last) last = r->done;
+            if (r->id < split && r->done > out->split_end) out->split_end = r->done;
+            if (r->id >= split && (out->second_first == 0 || r->done < out->second_first)) out->second_first = r->done;
         }
         if (!have && done == issued) break;
         /* Nothing changes the DMA's answer or the result before: the second
