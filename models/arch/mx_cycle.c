@@ -573,11 +573,11 @@ static int cycle_completions(cycle_run *r)
         if (wr) {
             store_slot *ss = &r->stores[(id & ~(1ull << 62)) % STORE_SLOTS];
             ss->outstanding--;
-            if (done > r->last_write_done) r->last_write_done = done;
+            r->last_write_done = mx_llmax(r->last_write_done, done);
         } else {
             load_slot *ls = &r->loads[id % LOAD_SLOTS];
             ls->outstanding--;
-            if (done > ls->max_done) ls->max_done = done;
+            ls->max_done = mx_llmax(ls->max_done, done); /* a max, not a branch: completions come in any order */
         }
         progress = 1;
     }
