@@ -704,6 +704,9 @@ typedef struct wr_queue {
      * queued from cut_at (-1: none) in the channels cut_ch */
     long long cut_at;
     uint64_t cut_ch;
+    long long cut_occ;          /* that load's channel cycles (0: none) */
+    long long cut_res;          /* out: the drain was split, the load's slot begins then (-1: not split) */
+    long long cut_load_end;     /* and ends then */
     long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
@@ -784,7 +787,9 @@ static void wr_queue_pop(wr_queue *q, long long end)
          * (mx_dram_write_below_drain), the drain runs on to write_low, and
          * the store's last bursts enter only once it has emptied the queue:
          * the end of the store's channel time. */
-        if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->last_start && q->cut_at < release)
+        if (q->cut_res >= 0) /* split around the load (wr_queue_serve_half): its last bursts enter after it */
+            release = mx_llmax(release, q->cut_load_end);
+        else if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->last_start && q->cut_at < release)
             release = mx_llmax(release, end);
     } else if (q->room > 0 && q->b[i].bursts > 0) {
         const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
@@ -891,12 +896,34 @@ static long long wr_queue_serve_ready(wr_queue *q, long long from, long long bef
 static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
 {
     long long cur = from;
+    q->cut_res = -1;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
         cur = wr_queue_at(q, cur, i);
         wr_queue_start(q, cur);
-        dram_busy(q, cur, cur + q->b[i].cyc, q->b[i].ranks);
-        cur += q->b[i].cyc;
+        const wr_batch *b = &q->b[i];
+        /* The next load's reads arrive (cut_at) while the store holding h
+         * drains, in a channel it fills.  The DMA stops feeding a drain
+         * that reads wait for; the drain runs down what the write queue
+         * holds (the probed tail), then the load's reads go, all of them
+         * (the read queue empties only after its last request).  Meanwhile
+         * the DMA refills the emptied write queue, up to a tail's worth:
+         * a rest that fits enters during the load (wr_queue_pop's rule);
+         * a larger one is written after the load, and its last bursts
+         * enter a tail before it ends. */
+        const long long tail = mx_llmin(b->tail, b->cyc), before = q->cut_at - cur + tail;
+        if (q->cut_occ > 0 && b->tail >= 0 && (b->halves >> h & 1) && (b->full_ch & q->cut_ch) &&
+            q->cut_at >= cur && b->cyc - before > tail) {
+            dram_busy(q, cur, cur + before, b->ranks);
+            q->cut_res = cur + before;
+            q->cut_load_end = q->cut_res + q->cut_occ;
+            dram_busy(q, q->cut_load_end, q->cut_load_end + b->cyc - before, b->ranks);
+            cur = q->cut_load_end + b->cyc - before;
+            wr_queue_pop(q, cur);
+            continue;
+        }
+        dram_busy(q, cur, cur + b->cyc, b->ranks);
+        cur += b->cyc;
         wr_queue_pop(q, cur);
     }
     return cur;
@@ -1873,7 +1900,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
-        long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        long long occ = w->res_len;
         long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
         w->dram_free = mx_llmax(w->dram_free, at + occ);
         w->res_len = 0;
@@ -2084,15 +2111,32 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
             w->res_at = from;
             w->res_len = nocc;
             from += nocc;
-        } else if (x->pm.by_sig && x->tl->double_buffer && next_load_ref(x, mi, ni, ki, &nx) > 0) {
+        } else if (x->pm.by_sig && x->tl->double_buffer && (w->wq.cut_occ = next_load_ref(x, mi, ni, ki, &nx)) > 0) {
             /* else the next load's reads arrive when the previous tile
-             * finished (end1), maybe while the store drains (wr_queue_pop) */
+             * finished (end1), maybe while the store drains
+             * (wr_queue_serve_half, wr_queue_pop) */
             w->wq.cut_at = w->end1;
             w->wq.cut_ch = xfer_channels(x, &nx, 0);
         }
         w->dram_free = wr_queue_serve_half(&w->wq, from, half); /* it drains after the loads */
+        if (w->wq.cut_res >= 0) { /* the drain was split: the next load goes in its slot */
+            /* behind the store's first part, the write-to-read turnaround
+             * and the store's rows hold it (as a load behind a drain in
+             * walk_load); the store's rest and its release move on with it */
+            const long long f = load_after_store(x, w, nx.mi, nx.ni, nx.ki, nx.what);
+            const long long d =
+                f > 0 ? mx_llmax(0, x->c->dram_cal.write_latency + f - dram_latency(x->c) - w->wq.cut_occ) : 0;
+            w->res_at = w->wq.cut_res;
+            w->res_len = w->wq.cut_occ + d;
+            w->dram_free += d;
+            w->wq.last_end += d;
+            w->wq.busy_end += d;
+            w->wq.out_free[half] += d;
+        }
         w->wq.cut_at = -1;
         w->wq.cut_ch = 0;
+        w->wq.cut_occ = 0;
+        w->wq.cut_res = -1;
     }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
         w->rqu_stall += w->wq.out_free[half] - start;
@@ -2269,6 +2313,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
     ws.wq.cut_at = -1;
+    ws.wq.cut_res = -1;
     if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
     if (x->use_probes) {
         ws.wq.follow = store_follow_at;
