@@ -869,8 +869,8 @@ void mx_dram_tick(mx_dram *d)
      * ones are due is data, a branch on it mispredicts), then in order */
     for (int i0 = 0; i0 < d->c.channels; i0 += 64) {
         const int n = d->c.channels - i0 < 64 ? d->c.channels - i0 : 64;
-        uint64_t due = 0;
-        for (int i = 0; i < n; i++) due |= (uint64_t)(d->ch[i0 + i].next <= d->now) << i;
+        uint64_t due = d->ch[i0].next <= d->now;
+        for (int i = 1; i < n; i++) due |= (uint64_t)(d->ch[i0 + i].next <= d->now) << i;
         for (; due; due &= due - 1) chan_step(d, &d->ch[i0 + __builtin_ctzll(due)], d->now);
     }
     d->now++;
