@@ -502,6 +502,35 @@ TEST(DramStore, DrainSplitByALongLoadWaitsForIt)
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.05 * (double)cy.cycles);
 }
 
+// A load overtaken by the next one.  LPDDR4 8x8 ws MXSF 96x22x1232 (seed
+// 14, 12 tiles 8x22x1232, each A load 77 bursts of data, then 2 of scales):
+// from tile 7 on the data lies on rank 1, the scales on rank 0 (bank 0, row
+// 8).  Load 8 is issued when tile 6 ends, just after load 7's last data read
+// (7244, DRAM clocks) and before its scales: load 8's row hits on rank 1 are
+// ready a tCCD after the last read, the scales a tCCD + tRTRS, and FR-FCFS
+// takes the earliest, so load 8 reads (7252..7860) and load 7's scales go
+// after it (7869): tile 7's data is in 14 cycles before tile 8's, not a
+// tile.  The walk timed load 7 alone and was 14.5% short; load_overtaken
+// probes it with load 8 arriving as it did: -4.6%.
+TEST(DramLoad, OvertakenByTheNextLoad)
+{
+    mx_arch_config c = preset_cfg("lpddr4_2400");
+    c.rows = c.cols = 8;
+    c.dataflow = MX_DATAFLOW_WS;
+    set_formats(c, "mxsf");
+    mx_gemm g = test_gemm(96, 22, 1232);
+    char err[600];
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(12);
+    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &cy, rec.data(), 12, err, sizeof err), 0) << err;
+    ASSERT_EQ(rec[7].m * rec[7].n * rec[7].k, 8 * 22 * 1232);
+    EXPECT_LT(rec[8].load_ready - rec[7].load_ready, (rec[7].end - rec[7].start) / 4)
+        << "load 7's scales no longer wait for load 8";
+    EXPECT_GT(rec[7].load_ready - rec[6].load_ready, rec[7].end - rec[7].start + 300);
+    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
+}
+
 // Whether a store fits the write queue is decided per channel, with the
 // store's bursts spread as its addresses spread them: in 224x16x1760 BF16,
 // output stationary on 32x32 with HBM2, each 2 KiB output tile lies in one

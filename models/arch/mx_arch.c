@@ -1541,6 +1541,7 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
 }
 
 #define FOLLOW_AT_MAX 256
+#define OVERTAKE_MAX 256
 /* What the analytic walk reads while it steps through the tiles of one GEMM
  * on one mapping: the GEMM, its formats and tiling, the distinct tile
  * shapes' compute cycles, and the memos of probes, bursts and SRAM stalls. */
@@ -1565,6 +1566,10 @@ typedef struct {
                                      one, by both shape classes; -1 not yet */
     struct { long long key, cyc; } follow_at[FOLLOW_AT_MAX]; /* the same, arriving later (store_follow_at) */
     int nfollow_at;
+    struct { uint64_t key[2]; long long at, delay; } overtake[OVERTAKE_MAX]; /* load_overtaken's memo */
+    struct { uint64_t key; long long cycles, first, end; } ovt_alone[OVERTAKE_MAX]; /* its loads' tails alone */
+    int novt_alone;
+    int novertake;
     long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
     after_probe after[64][64]; /* a transfer on a DRAM the previous one left idle: [prev][this] class */
@@ -1856,6 +1861,78 @@ static void load_done(walk_ctx *x, walk_state *w, xfer_ref ld, long long issue)
     for (int i = 0; i < w->wq.n; i++) store_after_load(x, w, (w->wq.head + i) % WR_QUEUE_MAX);
 }
 
+static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx);
+
+/* The cycles load `me`'s last data comes later when the next load's
+ * requests reach the controller `at` accelerator cycles after me's first
+ * request (stream = 0) or, me streaming right behind the last load
+ * (stream = 1), after me's first read (its rows opened while that one
+ * read).  Double buffered, the next load is issued when the tile before me
+ * ends, often before me is done.  FR-FCFS serves the earliest-ready row hit
+ * first: the next load's hits go ahead of me's last bursts when those are
+ * a CAS later (on the other rank: tRTRS; a row to open) until the hits run
+ * out, and me's data is in only with the next load's.  Both probed as one
+ * sequence less me alone (me's last and the next load's first PROBE_EDGE
+ * bursts), without refresh (the walk charges it on its own timeline);
+ * memoised by both transfers' classes (and address signatures
+ * where tiles are probed at their own phase) and the issue clock.  0: not
+ * overtaken (or not available). */
+static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_probe *pr, long long at, int stream)
+{
+    xfer_ref nx;
+    if (next_load_ref(x, me->mi, me->ni, me->ki, &nx) <= 0) return 0;
+    mx_arch_config cnr = *x->c;
+    cnr.dram.refresh = 0;
+    const mx_arch_config *c = &cnr;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    mx_probe_xfer xf[2] = {xfer_of(x, me), xfer_of(x, &nx)};
+    long long nb[2];
+    for (int i = 0; i < 2; i++) { /* whole bursts, memoised by class (burst_bytes) */
+        const xfer_ref *r = i ? &nx : me;
+        nb[i] = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, x->tl, r->mi, r->ni, r->ki, xf[i].m, xf[i].n,
+                            xf[i].k, r->what) / (long long)x->bm.burst;
+    }
+    if (nb[0] > PROBE_EDGE) xf[0].skip = nb[0] - PROBE_EDGE;
+    if (nb[1] > PROBE_EDGE) xf[1].limit = PROBE_EDGE;
+    const uint64_t k0 = (uint64_t)xfer_cls(x->tl, me) | (x->pm.by_sig ? pr->sig << 8 : 0);
+    /* me's tail alone (memoised): its first data, its end, its last read */
+    int ai = -1;
+    for (int i = 0; i < x->novt_alone && ai < 0; i++)
+        if (x->ovt_alone[i].key == k0) ai = i;
+    mx_tile_probe tail[2], pp[2];
+    if (ai < 0) {
+        if (x->novt_alone == OVERTAKE_MAX || walk_probe_seq(x, c, xf, 1, -1, tail) != 0) return 0;
+        ai = x->novt_alone++;
+        x->ovt_alone[ai].key = k0;
+        x->ovt_alone[ai].cycles = tail[1].cycles;
+        x->ovt_alone[ai].first = tail[1].first;
+        x->ovt_alone[ai].end = tail[1].end_clock;
+    }
+    const long long last_cas = x->ovt_alone[ai].end - (c->dram.t.AL + c->dram.t.CL + c->dram.BL / 2);
+    /* streaming, me's first read comes where the probe's does after its
+     * first request (the probe counts from the request); the tail is
+     * aligned on me's end alone */
+    const long long lead = stream ? mx_llmax(0, x->ovt_alone[ai].first - read_lag(c)) : 0;
+    const long long clk = (long long)floor((double)mx_llmax(0, at + lead) / ratio) -
+                          (xf[0].skip > 0 ? mx_llmax(0, pr->end_clock - x->ovt_alone[ai].end) : 0);
+    if (clk > last_cas) return 0; /* me's last read went before the next load came */
+    const uint64_t k1 = (uint64_t)xfer_cls(x->tl, &nx) |
+                        (x->pm.by_sig ? mx_cycle_xfer_sig(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[1]) << 8
+                                      : 0);
+    for (int i = 0; i < x->novertake; i++)
+        if (x->overtake[i].key[0] == k0 && x->overtake[i].key[1] == k1 && x->overtake[i].at == clk)
+            return x->overtake[i].delay;
+    if (walk_probe_seq(x, c, xf, 2, mx_llmax(0, clk), pp) != 0) return 0;
+    const long long delay = mx_llmax(0, pp[0].cycles - x->ovt_alone[ai].cycles);
+    if (x->novertake < OVERTAKE_MAX) {
+        x->overtake[x->novertake].key[0] = k0;
+        x->overtake[x->novertake].key[1] = k1;
+        x->overtake[x->novertake].at = clk;
+        x->overtake[x->novertake++].delay = delay;
+    }
+    return delay;
+}
+
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
 static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
@@ -1938,12 +2015,23 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             }
         }
         long long rd = ref_delay(&x->rs, want, occ);
+        const int stream = w->ld_cls >= 0 && want == w->dram_free; /* right behind the last load */
+        const long long prev_issue = w->wq.ld_issue;                /* its last request's CAS */
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, xfer_ranks(x, &w->wq, &me, pr->ranks));
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->probe_pj += pj;
         w->probe_act += act;
-        return w->dram_free + dram_latency(c);
+        /* the next load, issued when the previous tile ended (end1), may
+         * arrive while this one still reads and overtake its last bursts;
+         * streaming, this one's reads follow the last one's last CAS by a
+         * burst */
+        long long over = 0;
+        if (tl->double_buffer && w->end1 < w->dram_free) {
+            const long long burst = (long long)ceil(c->dram.BL / 2 * c->dram.tCK_ns * c->clock_ghz);
+            over = load_overtaken(x, &me, pr, stream ? w->end1 - prev_issue - burst : w->end1 - want, stream);
+        }
+        return w->dram_free + dram_latency(c) + over;
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
