@@ -707,6 +707,10 @@ typedef struct wr_queue {
     long long cut_occ;          /* that load's channel cycles (0: none) */
     long long cut_res;          /* out: the drain was split, the load's slot begins then (-1: not split) */
     long long cut_load_end;     /* and ends then */
+    long long split_rest;       /* the last batch popped was split: its rest's channel cycles, from split_rest_at (0: not) */
+    long long split_rest_at;
+    long long split_rest_bursts, split_bursts;
+    long long cut_fit_end;      /* split with a rest that fits the room: the unsplit drain's end (-1: not) */
     long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
     long long out_free[2];
@@ -764,6 +768,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
     q->last_end = end;
+    q->split_rest = 0;
     q->last_whole = end - q->last_start == q->b[i].cyc_full;
     q->last_lat = q->b[i].lat;
     q->last_block = q->b[i].block;
@@ -774,12 +779,13 @@ static void wr_queue_pop(wr_queue *q, long long end)
      * controllers' write queues: what its probe did after that (channels
      * the DMA filled before the last one drain on), else the last `room`
      * bursts per channel are still queued */
-    long long release = end;
+    const long long rend = q->cut_fit_end >= 0 ? q->cut_fit_end : end; /* the halves free as unsplit */
+    long long release = rend;
     if (q->b[i].tail >= 0) { /* measured: the store probed alone, issued as the DMA does */
         /* its writes began `block` later than its probe's (the rows the last
          * load left in a channel it fills): so did the drain there that
          * makes room for its last bursts */
-        release = mx_llmax(q->b[i].t, end - mx_llmin(q->b[i].tail, q->b[i].cyc_full) +
+        release = mx_llmax(q->b[i].t, rend - mx_llmin(q->b[i].tail, q->b[i].cyc_full) +
                                           (q->b[i].blk_ld && q->b[i].ld_shares ? q->b[i].block : 0));
         /* Reads queued after it began (last_start: the batch popped is the
          * one started last) and before its last burst entered, in a channel it
@@ -787,10 +793,10 @@ static void wr_queue_pop(wr_queue *q, long long end)
          * (mx_dram_write_below_drain), the drain runs on to write_low, and
          * the store's last bursts enter only once it has emptied the queue:
          * the end of the store's channel time. */
-        if (q->cut_res >= 0) /* split around the load (wr_queue_serve_half): its last bursts enter after it */
+        if (q->cut_res >= 0 && q->cut_fit_end < 0) /* split around the load (wr_queue_serve_half): its last bursts enter after it */
             release = mx_llmax(release, q->cut_load_end);
         else if (q->b[i].halves && (q->b[i].full_ch & q->cut_ch) && q->cut_at >= q->last_start && q->cut_at < release)
-            release = mx_llmax(release, end);
+            release = mx_llmax(release, rend);
     } else if (q->room > 0 && q->b[i].bursts > 0) {
         const long long tail = mx_llmin(q->b[i].bursts, q->room * q->b[i].bursts / mx_llmax(1, q->b[i].ch_bursts));
         release = mx_llmax(q->b[i].t, end - q->b[i].cyc_full * tail / q->b[i].bursts);
@@ -818,6 +824,15 @@ static void wr_queue_start(wr_queue *q, long long s)
         if (q->follow && q->b[i].follow_base >= 0 && q->last_whole && q->b[i].t >= q->last_end &&
             (f = q->follow(q->follow_ctx, q, &q->b[i], q->b[i].t - q->last_end)) > 0)
             q->b[i].cyc = q->b[i].follow_base + f;
+        else if (q->follow && q->b[i].follow_base >= 0 && q->split_rest > 0 && q->b[i].t <= q->split_rest_at &&
+                 (f = q->follow(q->follow_ctx, q, &q->b[i], LLONG_MIN)) > 0) {
+            /* queued when the rest of a drain split by a load is written
+             * after it (wr_queue_serve_half): the rest and this store are
+             * one stream of writes, at their own addresses (in other bank
+             * groups, they alternate at tCCD_S): its marginal over the
+             * rest alone (store_follow_at) */
+            q->b[i].cyc = q->b[i].follow_base + f;
+        }
         q->b[i].lat = q->last_lat;
         q->b[i].block = q->last_block;
     }
@@ -897,6 +912,7 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
 {
     long long cur = from;
     q->cut_res = -1;
+    q->cut_fit_end = -1;
     while (q->n > 0 && q->held[h]) {
         int i = q->head;
         cur = wr_queue_at(q, cur, i);
@@ -910,16 +926,24 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
          * the DMA refills the emptied write queue, up to a tail's worth:
          * a rest that fits enters during the load (wr_queue_pop's rule);
          * a larger one is written after the load, and its last bursts
-         * enter a tail before it ends. */
+         * enter a tail before it ends.  A rest that fits the room but is at
+         * least an eighth of it is split too (the load still goes first; the
+         * halves free as unsplit, cut_fit_end): the rest is written after the
+         * load in one stream with the next store (wr_queue_start, split_rest). */
         const long long tail = mx_llmin(b->tail, b->cyc), before = q->cut_at - cur + tail;
         if (q->cut_occ > 0 && b->tail >= 0 && (b->halves >> h & 1) && (b->full_ch & q->cut_ch) &&
-            q->cut_at >= cur && b->cyc - before > tail) {
+            q->cut_at >= cur && b->cyc - before > 0 && 8 * (b->cyc - before) >= tail) {
+            if (b->cyc - before <= tail) q->cut_fit_end = cur + b->cyc;
             dram_busy(q, cur, cur + before, b->ranks);
             q->cut_res = cur + before;
             q->cut_load_end = q->cut_res + q->cut_occ;
             dram_busy(q, q->cut_load_end, q->cut_load_end + b->cyc - before, b->ranks);
             cur = q->cut_load_end + b->cyc - before;
             wr_queue_pop(q, cur);
+            q->split_rest = b->cyc - before;
+            q->split_rest_at = q->cut_load_end;
+            q->split_bursts = b->bursts;
+            q->split_rest_bursts = mx_llmin(b->bursts, (b->bursts * (b->cyc - before) + b->cyc / 2) / mx_llmax(1, b->cyc));
             continue;
         }
         dram_busy(q, cur, cur + b->cyc, b->ranks);
@@ -1713,6 +1737,14 @@ static long long store_follow_at(void *ctx, const wr_queue *q, const wr_batch *m
     const mx_tiling *tl = x->tl;
     const mx_dram_config *d = &x->c->dram;
     const xfer_ref prev = {q->last_mi, q->last_ni, 0, MX_PROBE_STORE}, b = {me->mi, me->ni, 0, MX_PROBE_STORE};
+    if (offset == LLONG_MIN) { /* the rest of prev (its last split_rest_bursts) and this store, one stream */
+        mx_probe_xfer xf[2] = {xfer_of(x, &prev), xfer_of(x, &b)};
+        xf[0].skip = q->split_bursts - q->split_rest_bursts;
+        mx_tile_probe p1[2], p2[2];
+        if (q->split_rest_bursts <= 0) return 0;
+        if (walk_probe_seq(x, x->c, xf, 1, -1, p1) != 0 || walk_probe_seq(x, x->c, xf, 2, -1, p2) != 0) return 0;
+        return mx_llmax(1, p2[1].cycles - p1[1].cycles);
+    }
     const mx_tile_probe *alone = xfer_alone(x, &prev);
     if (!alone) return 0;
     const long long ch_end = mx_llmax(1, alone->cycles - x->c->dram_cal.write_latency);
@@ -2219,8 +2251,10 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
             w->dram_free += d;
             w->wq.last_end += d;
             w->wq.busy_end += d;
-            w->wq.out_free[half] += d;
+            if (w->wq.cut_fit_end < 0) w->wq.out_free[half] += d;
+            w->wq.split_rest_at += d;
         }
+        w->wq.cut_fit_end = -1;
         w->wq.cut_at = -1;
         w->wq.cut_ch = 0;
         w->wq.cut_occ = 0;
@@ -2402,6 +2436,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.wq.busy_end = -1;
     ws.wq.cut_at = -1;
     ws.wq.cut_res = -1;
+    ws.wq.cut_fit_end = -1;
     if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
     if (x->use_probes) {
         ws.wq.follow = store_follow_at;
