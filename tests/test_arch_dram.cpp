@@ -353,6 +353,21 @@ void both_engines(const char *dram, int array, mx_dataflow df, const char *fmt, 
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
 }
 
+// both_engines, keeping the cycle engine's first rec.size() tile records
+// (load_ready, start, end) for checks of its timeline; c: the config run.
+void both_engines_tiles(const char *dram, int array, mx_dataflow df, const char *fmt, long long M, long long N,
+                        long long K, std::vector<mx_cycle_tile> &rec, mx_stats &an, mx_stats &cy, mx_arch_config &c)
+{
+    c = preset_cfg(dram);
+    c.rows = c.cols = array;
+    c.dataflow = df;
+    set_formats(c, fmt);
+    mx_gemm g = test_gemm(M, N, K);
+    char err[600];
+    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &cy, rec.data(), (long long)rec.size(), err, sizeof err), 0) << err;
+    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
+}
+
 // The analytic engine's cycles within `tol` (relative) of the cycle engine's.
 void cycles_within(const char *dram, int array, mx_dataflow df, const char *fmt, long long M, long long N,
                    long long K, double tol)
@@ -487,18 +502,13 @@ TEST(DramStore, DrainCutShortByTheNextLoadHoldsTheHalf)
 // Split around the load (wr_queue_serve_half): tile 2 at 13,455, -2.3%.
 TEST(DramStore, DrainSplitByALongLoadWaitsForIt)
 {
-    mx_arch_config c = preset_cfg("ddr4_3200");
-    c.rows = c.cols = 8;
-    c.dataflow = MX_DATAFLOW_OS;
-    set_formats(c, "bf16");
-    mx_gemm g = test_gemm(64, 1009, 537);
-    char err[600];
+    mx_arch_config c;
     mx_stats an, cy;
     std::vector<mx_cycle_tile> rec(4);
-    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &cy, rec.data(), 4, err, sizeof err), 0) << err;
+    both_engines_tiles("ddr4_3200", 8, MX_DATAFLOW_OS, "bf16", 64, 1009, 537, rec, an, cy, c);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(rec[2].m * rec[2].n * rec[2].k, 64 * 32 * 537);
     EXPECT_GT(rec[2].start, rec[3].load_ready) << "store 0's rest no longer waits for load 3";
-    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.05 * (double)cy.cycles);
 }
 
@@ -514,20 +524,15 @@ TEST(DramStore, DrainSplitByALongLoadWaitsForIt)
 // probes it with load 8 arriving as it did: -4.6%.
 TEST(DramLoad, OvertakenByTheNextLoad)
 {
-    mx_arch_config c = preset_cfg("lpddr4_2400");
-    c.rows = c.cols = 8;
-    c.dataflow = MX_DATAFLOW_WS;
-    set_formats(c, "mxsf");
-    mx_gemm g = test_gemm(96, 22, 1232);
-    char err[600];
+    mx_arch_config c;
     mx_stats an, cy;
     std::vector<mx_cycle_tile> rec(12);
-    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &cy, rec.data(), 12, err, sizeof err), 0) << err;
+    both_engines_tiles("lpddr4_2400", 8, MX_DATAFLOW_WS, "mxsf", 96, 22, 1232, rec, an, cy, c);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(rec[7].m * rec[7].n * rec[7].k, 8 * 22 * 1232);
     EXPECT_LT(rec[8].load_ready - rec[7].load_ready, (rec[7].end - rec[7].start) / 4)
         << "load 7's scales no longer wait for load 8";
     EXPECT_GT(rec[7].load_ready - rec[6].load_ready, rec[7].end - rec[7].start + 300);
-    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
 }
 
@@ -543,21 +548,16 @@ TEST(DramLoad, OvertakenByTheNextLoad)
 // together at their own addresses): +9.4%.
 TEST(DramStore, SplitRestJoinsTheNextStore)
 {
-    mx_arch_config c = preset_cfg("ddr4_3200");
-    c.rows = c.cols = 32;
-    c.dataflow = MX_DATAFLOW_OS;
-    set_formats(c, "mxsf");
-    mx_gemm g = test_gemm(626, 128, 16);
-    char err[600];
+    mx_arch_config c;
     mx_stats an, cy;
     std::vector<mx_cycle_tile> rec(20);
-    ASSERT_EQ(mx_arch_gemm_cycle_tiles(&c, &g, &cy, rec.data(), 20, err, sizeof err), 0) << err;
+    both_engines_tiles("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 626, 128, 16, rec, an, cy, c);
+    if (HasFatalFailure()) return;
     ASSERT_EQ(rec[5].m * rec[5].n * rec[5].k, 32 * 128 * 16);
     const double clk = c.dram.tCK_ns * c.clock_ghz; // accelerator cycles per DRAM clock
     const double alone = (65.0 * c.dram.t.tCCD_L + 9.0 * c.dram.t.tCCD_L) * clk;
     const double period = (double)(rec[17].start - rec[5].start) / 12.0;
     EXPECT_LT(period, alone) << "stores no longer overlap in the cycle engine";
-    ASSERT_EQ(mx_arch_gemm_analytic(&c, &g, &an, err, sizeof err), 0) << err;
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.10 * (double)cy.cycles);
 }
 
