@@ -797,9 +797,10 @@ struct Req { uint64_t t, addr; int w; };
 struct Out { uint64_t id, done, arrive; int w; };
 
 // skip: event by event (else clock by clock); take: completions by
-// mx_dram_take_done (any order) instead of mx_dram_pop_done
+// mx_dram_take_done (any order) instead of mx_dram_pop_done; late: popped
+// only at the end (all three kinds due at once: the pops must merge them)
 std::vector<Out> run_trace(const mx_dram_config &c, const std::vector<Req> &tr, bool skip, uint64_t end,
-                           mx_dram_stats *st, bool take = false)
+                           mx_dram_stats *st, bool take = false, bool late = false)
 {
     std::vector<Out> out;
     char err[256];
@@ -813,12 +814,13 @@ std::vector<Out> run_trace(const mx_dram_config &c, const std::vector<Req> &tr, 
             next++;
         }
         mx_dram_done r;
-        if (take)
+        const bool now_pop = !late || mx_dram_now(d) >= end;
+        if (now_pop && take)
             for (const mx_dram_done *t; (t = mx_dram_take_done(d)) != nullptr;) {
                 EXPECT_LE(t->done, mx_dram_now(d)) << "taken before it completed";
                 out.push_back({t->id, t->done, t->arrive, t->is_write});
             }
-        else
+        else if (now_pop)
             while (mx_dram_pop_done(d, &r)) out.push_back({r.id, r.done, r.arrive, r.is_write});
         if (mx_dram_now(d) >= end) break;
         if (!skip) { mx_dram_tick(d); continue; }
@@ -887,6 +889,13 @@ TEST(DramEvents, RunUntilEqualsTickByTick)
             ASSERT_EQ(ot[i].w, sa[i].w) << variant << " #" << i;
         }
         EXPECT_EQ(tk.cycles, a.cycles) << variant;
+        // popped all at once: still in completion order, the same requests
+        mx_dram_stats lt;
+        std::vector<Out> ol = run_trace(c, tr, true, end, &lt, false, true);
+        ASSERT_EQ(ol.size(), oa.size()) << variant;
+        for (size_t i = 1; i < ol.size(); i++) ASSERT_LE(ol[i - 1].done, ol[i].done) << variant << " #" << i;
+        std::sort(ol.begin(), ol.end(), by_done);
+        for (size_t i = 0; i < sa.size(); i++) ASSERT_EQ(ol[i].id, sa[i].id) << variant << " #" << i;
         EXPECT_GT(a.reads_done, a.rd) << variant; // some reads were served from the write queue
         EXPECT_EQ(a.cycles, b.cycles);
         EXPECT_EQ(a.reads_done, b.reads_done);

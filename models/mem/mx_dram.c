@@ -606,40 +606,34 @@ static void retire(mx_dram *d)
     d->fly_next = next;
 }
 
-int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
+/* Ring k's head leaves: its entry (valid until a later CAS reuses the slot). */
+static const inflight_t *fly_pop(mx_dram *d, int k)
 {
-    if (!d->fn) return 0;
-    const inflight_t *e = NULL;
-    int k = 0;
-    if (d->fly[0].due == d->fn) e = &d->fly[0].v[d->fly[0].head]; /* only reads due: no merge */
-    else
-        for (int i = 0; i < 3; i++) {
-            const struct inflight_ring *r = &d->fly[i];
-            if (r->due && (!e || fly_less(&r->v[r->head], e))) {
-                e = &r->v[r->head];
-                k = i;
-            }
-        }
-    *out = e->r;
     struct inflight_ring *r = &d->fly[k];
+    const inflight_t *e = &r->v[r->head];
     r->head = (r->head + 1) & (r->cap - 1);
     r->n--;
     r->due--;
     d->fn--;
+    return e;
+}
+
+int mx_dram_pop_done(mx_dram *d, mx_dram_done *out)
+{
+    if (!d->fn) return 0;
+    int k = -1; /* the least (done, seq) of the due heads */
+    for (int i = 0; i < 3; i++)
+        if (d->fly[i].due && (k < 0 || fly_less(&d->fly[i].v[d->fly[i].head], &d->fly[k].v[d->fly[k].head]))) k = i;
+    *out = fly_pop(d, k)->r;
     return 1;
 }
 
 const mx_dram_done *mx_dram_take_done(mx_dram *d)
 {
     if (!d->fn) return NULL;
-    struct inflight_ring *r = d->fly;
-    while (!r->due) r++; /* the first ring with a completion: fn > 0 says one has */
-    const inflight_t *e = &r->v[r->head];
-    r->head = (r->head + 1) & (r->cap - 1); /* the slot is reused only by a later CAS */
-    r->n--;
-    r->due--;
-    d->fn--;
-    return &e->r;
+    int k = 0;
+    while (!d->fly[k].due) k++; /* the first ring with a completion: fn > 0 says one has */
+    return &fly_pop(d, k)->r;
 }
 
 /* ---- command issue -------------------------------------------------------- */
@@ -905,8 +899,9 @@ static uint64_t kth_done(const mx_dram *d, size_t k)
     const size_t p0 = f[0].n - f[0].due, p1 = f[1].n - f[1].due, p2 = f[2].n - f[2].due;
     if (k == 0 || p0 + p1 + p2 < k) return UINT64_MAX;
     /* one kind in flight (a load's reads, a store's writes): its k-th */
-    if (p1 == 0 && p2 == 0) return ring_at(&f[0], f[0].due + k - 1)->r.done;
-    if (p0 == 0 && p2 == 0) return ring_at(&f[1], f[1].due + k - 1)->r.done;
+    const size_t p[3] = {p0, p1, p2};
+    for (int r = 0; r < 3; r++)
+        if (p[r] == p0 + p1 + p2) return ring_at(&f[r], f[r].due + k - 1)->r.done;
     size_t i[3] = {f[0].due, f[1].due, f[2].due};
     uint64_t t = UINT64_MAX;
     while (k--) {
