@@ -97,9 +97,11 @@ run: deps all
 # ---- tests: once normally, once under ASan+UBSan ---------------------------
 # MXSIM_BIN lets the CLI tests find the binary of the same build flavour.
 # GTEST_SHARDS shards, two at a time (mk/gtest_shards.sh); 1: one process.
+# The slowest test runs as a job of its own beside the shards (GTEST_ALONE).
 GTEST_SHARDS ?= 8
+GTEST_ALONE ?= Validation.DocMatchesRegenerated
 test-fast: all $(BUILD)/tests/mxsim_tests
-	MXSIM_BIN=$(abspath $(BUILD)/mxsim) sh mk/gtest_shards.sh $(BUILD)/tests/mxsim_tests $(GTEST_SHARDS) 2 --gtest_brief=1
+	GTEST_ALONE=$(GTEST_ALONE) MXSIM_BIN=$(abspath $(BUILD)/mxsim) sh mk/gtest_shards.sh $(BUILD)/tests/mxsim_tests $(GTEST_SHARDS) 2 --gtest_brief=1
 
 test-san:
 	$(MAKE) BUILD=build/san SAN=1 OPT=-O1 test-fast
