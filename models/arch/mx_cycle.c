@@ -857,8 +857,10 @@ static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
 {
     uint64_t mask = 0, addr;
     mx_dram_addr a;
+    mx_dram_addr_map map;
+    mx_dram_map_build(&c->dram, &map);
     while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map(&c->dram, addr, &a);
+        mx_dram_map_with(&map, addr, &a);
         mask |= 1ull << ((a.channel * c->dram.ranks + a.rank) & 63);
     }
     return mask;
@@ -870,9 +872,11 @@ static long long stream_ch_counts(const mx_arch_config *c, mx_dma_stream st, lon
     long long most = 0;
     uint64_t addr;
     mx_dram_addr a;
+    mx_dram_addr_map map;
+    mx_dram_map_build(&c->dram, &map);
     memset(n, 0, 64 * sizeof n[0]);
     while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map(&c->dram, addr, &a);
+        mx_dram_map_with(&map, addr, &a);
         most = mx_llmax(most, ++n[a.channel & 63]);
     }
     return most;
@@ -898,8 +902,10 @@ uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, co
     transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
     uint64_t h = 1469598103934665603ull, addr;
     mx_dram_addr a;
+    mx_dram_addr_map map;
+    mx_dram_map_build(d, &map);
     while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map(d, addr, &a);
+        mx_dram_map_with(&map, addr, &a);
         const long long b = ((long long)(a.channel * d->ranks + a.rank) * d->bankgroups + a.bankgroup) * d->banks_per_group + a.bank;
         if (first[b] == LLONG_MIN) first[b] = a.row;
         const uint64_t v[2] = {(uint64_t)b, (uint64_t)(a.row - first[b])};

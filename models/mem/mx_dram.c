@@ -65,11 +65,8 @@ double mx_dram_peak_gbs(const mx_dram_config *c)
 enum { F_CH, F_RA, F_BG, F_BA, F_RO, F_CO, F_N };
 static const char *const field_letters[F_N] = {"ch", "ra", "bg", "ba", "ro", "co"};
 
-typedef struct {
-    int shift;            /* burst offset bits dropped first            */
-    int pos[F_N], width[F_N];
-    uint64_t mask[F_N];   /* (1 << width) - 1 */
-} addr_map;
+typedef mx_dram_addr_map addr_map;
+_Static_assert(sizeof ((addr_map *)0)->pos / sizeof(int) == F_N, "mx_dram_addr_map's fields are F_N");
 
 /* Field positions: letters MSB first, so the last pair takes the lowest bits. */
 static int build_map(const mx_dram_config *c, addr_map *m, char *err, size_t errlen)
@@ -180,15 +177,26 @@ int mx_dram_config_check(const mx_dram_config *c, char *err, size_t errlen)
     return build_map(c, &m, err, errlen);
 }
 
+int mx_dram_map_build(const mx_dram_config *c, mx_dram_addr_map *m)
+{
+    if (build_map(c, m, NULL, 0) == 0) return 0;
+    memset(m, 0, sizeof *m); /* every field of every address 0 */
+    return -1;
+}
+
+void mx_dram_map_with(const mx_dram_addr_map *m, uint64_t addr, mx_dram_addr *a)
+{
+    int f[F_N];
+    map_addr(m, addr, f);
+    a->channel = f[F_CH]; a->rank = f[F_RA]; a->bankgroup = f[F_BG];
+    a->bank = f[F_BA]; a->row = f[F_RO]; a->column = f[F_CO];
+}
+
 void mx_dram_map(const mx_dram_config *c, uint64_t addr, mx_dram_addr *a)
 {
     addr_map m;
-    int f[F_N];
-    memset(a, 0, sizeof *a);
-    if (build_map(c, &m, NULL, 0)) return;
-    map_addr(&m, addr, f);
-    a->channel = f[F_CH]; a->rank = f[F_RA]; a->bankgroup = f[F_BG];
-    a->bank = f[F_BA]; a->row = f[F_RO]; a->column = f[F_CO];
+    mx_dram_map_build(c, &m);
+    mx_dram_map_with(&m, addr, a);
 }
 
 void mx_dram_energy_per_command(const mx_dram_config *c, double pj[MX_DRAM_E_N])

@@ -108,6 +108,19 @@ typedef struct {
 } mx_dram_addr;
 void mx_dram_map(const mx_dram_config *c, uint64_t addr, mx_dram_addr *a);
 
+/* The mapping decoded once, for callers that map many addresses of one
+ * config (mx_dram_map parses address_mapping at every call).  Fields in the
+ * order channel, rank, bank group, bank, row, column. */
+typedef struct {
+    int shift;                       /* burst offset bits dropped first */
+    int pos[6], width[6];
+    uint64_t mask[6];                /* (1 << width) - 1 */
+} mx_dram_addr_map;
+/* 0, or -1 (config fails mx_dram_config_check's mapping rules: then every
+ * address maps to all zeros, as mx_dram_map does). */
+int mx_dram_map_build(const mx_dram_config *c, mx_dram_addr_map *m);
+void mx_dram_map_with(const mx_dram_addr_map *m, uint64_t addr, mx_dram_addr *a);
+
 /* ---- the model ------------------------------------------------------------ */
 typedef struct mx_dram mx_dram;
 
