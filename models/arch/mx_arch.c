@@ -1571,6 +1571,10 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
  * shapes' compute cycles, and the memos of probes, bursts and SRAM stalls. */
 typedef struct {
     const mx_arch_config *c;
+    /* c without DRAM refresh: the probes of transfers timed against each
+     * other (after_of, load_overtaken); the walk charges refresh on its own
+     * timeline (ref_delay) */
+    mx_arch_config c_noref;
     const mx_gemm *g;
     const mx_operand_fmt *fa, *fb, *fo;
     const mx_tiling *tl;
@@ -1773,11 +1777,8 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     if (f->have >> gap & 1) return f;
     f->have |= 1 << gap;
     /* without refresh: a REF inside one probe and not another would break
-     * the gap model (issued later, done no later); the walk charges refresh
-     * on its own timeline (ref_delay) */
-    mx_arch_config cnr = *x->c;
-    cnr.dram.refresh = 0;
-    const mx_arch_config *c = &cnr;
+     * the gap model (issued later, done no later) */
+    const mx_arch_config *c = &x->c_noref;
     /* a: the pair's requests (issued together), or a alone; then b.  Only
      * a's last and b's first PROBE_EDGE bursts are probed together (what a
      * leaves behind and what b meets); the rest of b takes its time alone */
@@ -1913,9 +1914,7 @@ static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_p
 {
     xfer_ref nx;
     if (next_load_ref(x, me->mi, me->ni, me->ki, &nx) <= 0) return 0;
-    mx_arch_config cnr = *x->c;
-    cnr.dram.refresh = 0;
-    const mx_arch_config *c = &cnr;
+    const mx_arch_config *c = &x->c_noref;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     mx_probe_xfer xf[2] = {xfer_of(x, me), xfer_of(x, &nx)};
     long long nb[2];
@@ -2383,6 +2382,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     walk_ctx *x = calloc(1, sizeof *x);
     if (!x) return -1;
     x->c = c; x->g = g; x->fa = fa; x->fb = fb; x->fo = fo; x->tl = tl;
+    x->c_noref = *c;
+    x->c_noref.dram.refresh = 0;
     /* training: second quantized copies (SPEC §4) */
     const long long extra_bytes = mx_arch_train_copies(c, g, fa, fb, s);
     x->slow = c->ideal_memory ? 1.0 : sram_slowdown(c, fa, fb);
