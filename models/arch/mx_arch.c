@@ -995,6 +995,20 @@ static int dram_latency(const mx_arch_config *c)
     return c->dram_model && c->dram_cal.valid ? c->dram_cal.latency : c->dram_latency;
 }
 
+/* The bandwidth channel (no DRAM model, mx_cycle.c's simple port): the
+ * cycles of transfers it queues ahead (its window), and what a stream of
+ * reads leaves of the window to writes: the DMA keeps at most MX_CHAN_RING
+ * reads outstanding, which span the latency and what is queued ahead. */
+static double chan_window(const mx_arch_config *c)
+{
+    return (double)(MX_CHAN_WINDOW_BURSTS * MX_CHAN_BURST_BYTES) / c->dram_bytes_per_cycle;
+}
+
+static double chan_ring(const mx_arch_config *c)
+{
+    return (double)(MX_CHAN_RING * MX_CHAN_BURST_BYTES) / c->dram_bytes_per_cycle;
+}
+
 /* Cycles from a read's CAS to its last data (AL + CL + BL/2 clocks). */
 static long long read_lag(const mx_arch_config *c)
 {
@@ -1338,6 +1352,8 @@ typedef struct {
     wr_queue wq;                       /* output writes waiting for DRAM     */
     xfer_ref ld;                       /* the last load                      */
     long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
+    double chan_cyc[2];                /* the channel: a store's cycles whose half waits for its last request (0: none) */
+    long long chan_avail[2];           /* and when it was ready */
     long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
     int ld_cls;                        /* its class (-1 none)                */
     /* counters */
@@ -1379,6 +1395,10 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_block : 0;
     k->v[n++] = w->wq.last_lat;
     k->v[n++] = w->res_len;
+    for (int h = 0; h < 2; h++) { /* compared with a start >= end1 */
+        k->v[n++] = w->chan_cyc[h] > 0 ? (long long)(w->chan_cyc[h] * 4096) : -1;
+        k->v[n++] = w->chan_cyc[h] > 0 ? w->chan_avail[h] - b : 0;
+    }
     k->v[n++] = w->res_len ? w->res_at - b : 0;
     k->v[n++] = w->wq.busy_end < 0 ? LLONG_MIN : w->wq.busy_end - b;
     k->v[n++] = (long long)(w->wq.touched >> 1); /* a new rank's first access is not periodic */
@@ -1436,6 +1456,8 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.ld_end, d, times, &ovf);
     add_times(&w->wq.ld_issue, d, times, &ovf);
     if (w->res_len) add_times(&w->res_at, d, times, &ovf);
+    for (int h = 0; h < 2; h++)
+        if (w->chan_cyc[h] > 0) add_times(&w->chan_avail[h], d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
     for (int i = 0; i < w->wq.n; i++) add_times(&w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX].t, d, times, &ovf);
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
@@ -2068,9 +2090,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     return w->dram_free + dram_latency(c);
 }
 
-/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
- * order (0: none, or it loads nothing); *nx (unless NULL): that load. */
-static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx)
+/* The load of the tile after (mi, ni, ki) in loop order: 1 and *nx, or 0
+ * (no tile after it, or it loads nothing). */
+static int next_load_of(const walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx)
 {
     const mx_tiling *tl = x->tl;
     long long nmi = mi, nni = ni, nki = ki + 1;
@@ -2088,10 +2110,30 @@ static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long lon
     tile_ids(tl, nmi, nni, nki, &a1, &b1);
     const int what = (a1 != a0 ? MX_PROBE_A : 0) | (b1 != b0 ? MX_PROBE_B : 0);
     if (!what) return 0;
-    if (nx) *nx = (xfer_ref){nmi, nni, nki, what};
-    const long long m = x->dims_m[nmi == tl->m_tiles - 1], n = x->dims_n[nni == tl->n_tiles - 1],
-                    k = x->dims_k[nki == tl->k_tiles - 1];
-    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, nmi, nni, nki, m, n, k, what);
+    *nx = (xfer_ref){nmi, nni, nki, what};
+    return 1;
+}
+
+/* The channel cycles of the load of the tile after (mi, ni, ki) in loop
+ * order (0: none, or it loads nothing); *nx (unless NULL): that load. */
+static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx)
+{
+    const mx_tiling *tl = x->tl;
+    xfer_ref r;
+    if (!next_load_of(x, mi, ni, ki, &r)) return 0;
+    if (nx) *nx = r;
+    const long long m = x->dims_m[r.mi == tl->m_tiles - 1], n = x->dims_n[r.ni == tl->n_tiles - 1],
+                    k = x->dims_k[r.ki == tl->k_tiles - 1];
+    if (!x->c->dram_model) { /* the bandwidth channel: its bytes at the channel's rate, as walk_load */
+        long long la = r.what & MX_PROBE_A ? mx_arch_tile_bytes(m, k, x->fa->bits_per_elem) : 0;
+        long long lb = r.what & MX_PROBE_B ? mx_arch_tile_bytes(k, n, x->fb->bits_per_elem) : 0;
+        if (x->burst_exact) {
+            if (la) la = burst_bytes(&x->bm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_A);
+            if (lb) lb = burst_bytes(&x->bm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_B);
+        }
+        return dram_cycles(x->c, la + lb, 0);
+    }
+    const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, r.what);
     return p ? mx_llmax(1, p->cycles - dram_latency(x->c)) : 0;
 }
 
@@ -2163,6 +2205,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         else hold = 1 << (w->oidx % 2);
     } else if (ek) {
         w->wq.out_free[w->oidx % 2] = avail + wcyc;
+        if (x->sram_walk) { /* its last request may enter much later: walk_tile (chan_release) */
+            w->chan_cyc[w->oidx % 2] = (double)(store + extra) / c->dram_bytes_per_cycle;
+            w->chan_avail[w->oidx % 2] = avail;
+        }
     }
     /* The store's channel time in each context it may start in (wr_queue_start
      * picks): its probe's own part replaced, second copies and refresh kept;
@@ -2197,6 +2243,54 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     wr_queue_push(&w->wq, &nbt);
     if (!full) store_after_load(x, w, (w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX); /* on the rows the last load left open */
     if (ek) w->oidx++;
+}
+
+/* The bandwidth channel (no DRAM model): when the last request of the
+ * store holding output half h enters the channel, as tile (mi, ni, ki),
+ * whose load the walk has just timed, is about to start.  The DMA issues
+ * a load's requests before any store's (mx_cycle.c), and keeps at most
+ * MX_CHAN_RING reads outstanding: while loads stream, they keep ring -
+ * latency cycles queued ahead (`ahead`), and a store fills the rest of the
+ * window (`room`) at once; its writes delay the reads behind them, so the
+ * ring frees a room's worth again a ring's time later (`period`).  So a
+ * store enters a room per period while loads stream, and at the channel's
+ * rate between them: between this tile's load (its last request in) and
+ * the next one's, wanted once the previous tile finished; the one after
+ * that waits for this tile. */
+static long long chan_release(walk_ctx *x, const walk_state *w, long long mi, long long ni, long long ki, int h)
+{
+    const mx_arch_config *c = x->c;
+    const double win = chan_window(c), lat = c->dram_latency;
+    const double ahead = fmin(win, fmax(0, chan_ring(c) - lat)), room = win - ahead, period = ahead + lat;
+    double t = (double)w->chan_avail[h], rem = w->chan_cyc[h];
+    /* loads streaming over [s, e): their last requests in by e */
+    double s[2] = {-1, 0}, e[2] = {(double)w->dram_free - win, 0};
+    int nseg = 1;
+    const long long nocc = x->tl->double_buffer ? next_load_ref(x, mi, ni, ki, NULL) : 0;
+    if (nocc > 0) {
+        s[1] = (double)w->end1;
+        e[1] = fmax(s[1], e[0]) + (double)nocc;
+        nseg = 2;
+    }
+    double queued = fmax(0, fmin(win, (double)w->dram_free - t)); /* channel time ahead of it */
+    for (int i = 0; i < nseg; i++) {
+        if (t < s[i]) { /* a gap: the window's room, then the channel's rate */
+            const double need = rem - (win - queued);
+            if (need <= s[i] - t) return (long long)ceil(t + fmax(0, need));
+            rem -= win - queued + (s[i] - t);
+            t = s[i];
+            queued = win;
+        }
+        if (t < e[i]) { /* within the stream: a room per period */
+            if (room <= 0) { t = e[i]; queued = ahead; continue; }
+            const double rounds = ceil(rem / room);
+            if (t + (rounds - 1) * period <= e[i]) return (long long)ceil(t + (rounds - 1) * period);
+            rem -= room * (1 + floor((e[i] - t) / period));
+            t = e[i];
+            queued = ahead;
+        }
+    }
+    return (long long)ceil(t + fmax(0, rem - (win - queued))); /* the loads have stopped */
 }
 
 /* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
@@ -2258,6 +2352,10 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
         w->wq.cut_ch = 0;
         w->wq.cut_occ = 0;
         w->wq.cut_res = -1;
+    }
+    if (ki == 0 && w->chan_cyc[half] > 0) { /* the channel: when the store's last request went in */
+        w->wq.out_free[half] = mx_llmax(w->wq.out_free[half], chan_release(x, w, mi, ni, ki, half));
+        w->chan_cyc[half] = 0;
     }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
         w->rqu_stall += w->wq.out_free[half] - start;
@@ -2411,7 +2509,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
      * up to 30% more than the operand bytes) */
     x->burst_exact = !c->ideal_memory && !c->scalesim_compat;
     memset(x->bm.bursts, 0xff, sizeof x->bm.bursts);
-    x->bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64;
+    x->bm.burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES;
     const long long nouts = tl->m_tiles * tl->n_tiles, rqu_extra_elems = s->requant_elements;
     x->extra_per_out = nouts ? extra_bytes / nouts : 0;
     x->extra_rem = extra_bytes - x->extra_per_out * nouts;

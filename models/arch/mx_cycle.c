@@ -25,7 +25,7 @@
 
 /* ---- memory port: the protocol DRAM, or a bandwidth + latency channel ---- */
 
-#define CHAN_RING 256 /* outstanding requests of the simple channel (power of two) */
+#define CHAN_RING MX_CHAN_RING /* outstanding requests of the simple channel (power of two) */
 typedef struct {
     uint64_t id;
     long long done;
@@ -48,7 +48,7 @@ static long long acc_to_mem(const mem_port *p, long long a) { return (long long)
 
 static int mem_can_accept(const mem_port *p, int w)
 {
-    return p->n[w] < CHAN_RING && p->free_at < (double)p->now + 64 * p->per_burst;
+    return p->n[w] < CHAN_RING && p->free_at < (double)p->now + MX_CHAN_WINDOW_BURSTS * p->per_burst;
 }
 
 /* The DMA's request if the memory takes it now: 0, or -1 (nothing changed). */
@@ -108,8 +108,8 @@ static long long mem_next_event(const mem_port *p)
         if (p->n[k]) e = mx_llmin(e, p->ring[k][p->head[k]].done);
     /* a full window (free_at >= now + 64 bursts) opens again at the first
      * clock t with t + 64 bursts > free_at */
-    if (p->n[0] + p->n[1] > 0 && !(p->free_at < (double)p->now + 64 * p->per_burst))
-        e = mx_llmin(e, (long long)floor(p->free_at - 64 * p->per_burst) + 1);
+    if (p->n[0] + p->n[1] > 0 && !(p->free_at < (double)p->now + MX_CHAN_WINDOW_BURSTS * p->per_burst))
+        e = mx_llmin(e, (long long)floor(p->free_at - MX_CHAN_WINDOW_BURSTS * p->per_burst) + 1);
     return e > p->now ? e : p->now + 1;
 }
 
@@ -326,8 +326,8 @@ static int port_init(const mx_arch_config *c, mem_port *p, char *err, size_t err
         p->burst = (uint64_t)mx_dram_burst_bytes(&c->dram);
     } else {
         p->ratio = 1.0;
-        p->burst = 64;
-        p->per_burst = 64.0 / c->dram_bytes_per_cycle;
+        p->burst = MX_CHAN_BURST_BYTES;
+        p->per_burst = (double)MX_CHAN_BURST_BYTES / c->dram_bytes_per_cycle;
         p->latency = c->dram_latency;
     }
     return 0;
@@ -846,7 +846,7 @@ static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, c
     matrix_layout(c, fa, M, K, &base, &ma);
     matrix_layout(c, fb, N, K, &base, &mb);
     matrix_layout(c, fo, M, N, &base, &mo);
-    mx_dma_stream_init(st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : 64);
+    mx_dma_stream_init(st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES);
     if (what & MX_PROBE_A) mx_dma_stream_add_tile(st, &ma, r0, m, k0, k);
     if (what & MX_PROBE_B) mx_dma_stream_add_tile(st, &mb, n0, n, k0, k);
     if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
