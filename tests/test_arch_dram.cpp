@@ -561,6 +561,30 @@ TEST(DramStore, SplitRestJoinsTheNextStore)
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.10 * (double)cy.cycles);
 }
 
+// A large store behind its own predecessor.  DDR4 32x32 ws MXSF 160x1142x16
+// (seed 16; 20 tiles 8x1142x16, each store 146 bursts, most of them in one
+// bank at tCCD_L and the rest in the next bank group; each load 3 reads):
+// in the cycle engine a tile takes about its store's writes.  The walk
+// charged every store that streams on behind another the marginal of the
+// GEMM's first pair (stores 0 and 1: 455 cycles), whose first store's time
+// alone carries a row switch to its scales in its own bank (729 cycles,
+// about 600 for the others) that the pair hides; the later pairs' marginals
+// are 524-658 cycles.  -16.8%; each store of at least twice the write
+// queue's room probed with its own predecessor (store_follow): -5.1%.
+TEST(DramStore, LargeStoreFollowsItsOwnPredecessor)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(20);
+    both_engines_tiles("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 160, 1142, 16, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(rec[5].m * rec[5].n * rec[5].k, 8 * 1142 * 16);
+    const double clk = c.dram.tCK_ns * c.clock_ghz; // accelerator cycles per DRAM clock
+    const double period = (double)(rec[19].start - rec[3].start) / 16.0;
+    EXPECT_GT(period, 0.8 * 146 * c.dram.t.tCCD_L * clk) << "stores no longer stream at tCCD_L in the cycle engine";
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.07 * (double)cy.cycles);
+}
+
 // The bandwidth channel (memory.dram none: 128 B/cycle, latency 100) takes a
 // 64-byte request while less than 64 requests' time (32 cycles) is queued,
 // with at most 256 reads outstanding (mx_cycle.h), and the DMA offers a

@@ -1738,11 +1738,29 @@ static xfer_ref prev_output(const walk_ctx *x, long long oidx)
     return (xfer_ref){tl->n_outer ? pii : poi, tl->n_outer ? poi : pii, 0, MX_PROBE_STORE};
 }
 
-/* The marginal channel cycles of store `me` when it follows store `prev`
- * back to back (memoised by both shape classes).  0: not available. */
-static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref *me)
+/* The marginal channel cycles of store `me` (ch_bursts in its busiest
+ * channel) when it follows store `prev` back to back (memoised by both
+ * shape classes).  0: not available.
+ * A store of at least twice the write queue's room, where tiles are probed
+ * at their own address phase, is probed with its own predecessor.  The
+ * class's sample is the GEMM's first pair, and the first store starts at
+ * its region's base: its time alone may carry a row switch (its scales in
+ * the bank its codes fill) that the pair hides, so the sample's marginal
+ * (the pair less the first alone) is no other pair's.  In DDR4 ws MXSF
+ * 160x1142x16 (146-burst stores, most of each in one bank at tCCD_L):
+ * stores 0 and 1 give 455 cycles, every later pair 524-658.  A large
+ * store meets its predecessor only over the queue's room (the DMA issues
+ * it after that one's last burst), as in the cycle engine whatever comes
+ * between them.  A smaller one can be written wholly beside its
+ * predecessor's queued tail in the probe, which the loads between them
+ * prevent in the cycle engine: its own pair's marginal swings from tile to
+ * tile (23-180 cycles for 35-burst stores in DDR4 os MXSF 882x34x4), and
+ * the class's sample stays. */
+static long long store_follow(walk_ctx *x, const xfer_ref *prev, const xfer_ref *me, long long ch_bursts)
 {
     const mx_tiling *tl = x->tl;
+    if (x->pm.by_sig && x->c->dram_model && ch_bursts >= 2 * (x->c->dram.write_high - 1))
+        return pair_marginal(x, prev, me, -1);
     long long *f = &x->follow[prev->mi == tl->m_tiles - 1][prev->ni == tl->n_tiles - 1][me->mi == tl->m_tiles - 1]
                              [me->ni == tl->n_tiles - 1];
     if (*f < 0) *f = pair_marginal(x, prev, me, -1);
@@ -2230,7 +2248,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (pw && ek && w->oidx > 0) { /* behind the previous output tile's store */
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE}, prev = prev_output(x, w->oidx);
         long long f, lat;
-        if ((f = store_follow(x, &prev, &me)) > 0) {
+        if ((f = store_follow(x, &prev, &me, nbt.ch_bursts)) > 0) {
             nbt.follow_base = wcyc - mx_llmax(1, pw->cycles - wlat);
             nbt.cyc_follow = nbt.follow_base + f;
         }
