@@ -469,6 +469,13 @@ TEST(DramStore, StoreEntersChannelByChannel)
 // load comes that way.  The walk treated a load arriving after the drain as
 // on an idle DRAM: 1936x16x3 was 16.2% short, 101x16x1 26.5% (held-out
 // seeds 16 and 17, the second the worst row of all six); 1.0% and 3.7% now.
+// In 101x16x1, load 6 is wanted (tile 4's end) after load 5's channel time
+// and before its last CAS, load 5 being timed behind stores 1 and 2's drain:
+// the no-write window of LoadWantedBeforeTheLastReadLeftTheQueue applied
+// after such a load makes it 13.2% short (the cycle engine's load 5 waits
+// through the drain and its turnaround 80 cycles longer than the walk's,
+// and no store goes between loads 5 and 6 there either: the walk's store 3
+// before load 6 stands in for that wait).
 TEST(DramStore, LoadSoonAfterADrainWaitsForTheTurnaround)
 {
     cycles_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 1936, 16, 3, 0.04);
@@ -803,4 +810,41 @@ TEST(AnalyticEngine, LateStoreOpensTheRowThePreviousOneClosed)
     EXPECT_EQ(cy.cycles, 411);
     EXPECT_EQ(an.cycles, 411);
     EXPECT_EQ(an.stall[MX_STALL_DRAIN], cy.stall[MX_STALL_DRAIN]);
+}
+
+// A load wanted after the last load's channel time but before its last read
+// has left the read queue, then a store queued while the drain still writes
+// the rows of the stores before it.  HBM2 8x8 is MXSF 896x2x2 (seed 17, the
+// worst row of seeds 14..19): 4 tiles (3 x 256x2x2, 128x2x2), every transfer
+// in channel 0, bank 0 (A codes row 0, A scales row 4, output codes row 16,
+// output scales row 20).  The cycle engine's commands (tCK 1 ns, CL 14,
+// tRCD 14, tRC 48, BL4: a burst every 2 clocks):
+//   load 2 (tile 0's end, 265): ACT row 0 at 279, RD 293..307, ACT row 4 at
+//     327 (tRC), its last RD 341; store 0 queued at 281 waits for the reads;
+//   load 3 wanted at 340 (tile 1's end), one clock before: the read queue
+//     never empties, its scale read hits row 4 (343), ACT row 0 at 375
+//     (tRC), RD 389..395, data 395 + 14 + 2 = 411;
+//   only then the writes: ACT row 16 at 423, the codes of all four stores
+//     437..491 (store 3, queued at 483, joins the open row), ACT row 20 at
+//     527, the scales 541..547, last data 547 + 4 + 2 = 553.
+// The walk booked load 2's channel time to 327, served store 0 before load 3
+// (tile 3's data at 519) and was 17.2% long; then it probed store 3 against
+// store 2's time alone from 3 cycles after its channel time, when store 2's
+// writes (waiting 47 cycles for the load's rows) were still in row 16:
+// 9.4% long with the load rule alone; within 1% with both.  LPDDR4 32x32 ws
+// MXSF 16x248x2 (seed 19, one channel: the same load rule) was 16.9% long.
+TEST(DramStore, LoadWantedBeforeTheLastReadLeftTheQueue)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(4);
+    both_engines_tiles("hbm2", 8, MX_DATAFLOW_IS, "mxsf", 896, 2, 2, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(cy.tiles, 4);
+    EXPECT_EQ(rec[1].end, 340);
+    EXPECT_EQ(rec[2].load_ready, 357);
+    EXPECT_EQ(rec[3].load_ready, 411) << "a write went between loads 2 and 3";
+    EXPECT_EQ(cy.cycles, 553);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    cycles_within("lpddr4_2400", 32, MX_DATAFLOW_WS, "mxsf", 16, 248, 2, 0.02);
 }

@@ -819,10 +819,16 @@ static void wr_queue_start(wr_queue *q, long long s)
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
         /* arriving after the previous one began, it no longer shares the
-         * rows that one has finished with: probed at its own offset */
+         * rows that one has finished with: probed at its own offset.  That
+         * one's writes issue `last_block` later than its probe's (they
+         * waited for the rows a load left): the offset counts from its
+         * writes' end, not its channel time's, so a store queued while the
+         * drain still writes the rows before it joins them (HBM2 8x8 is
+         * 896x2x2: the fourth store, 3 cycles after the third's channel
+         * time, 44 before its writes end, joined their row: 58 -> 10 cycles) */
         long long f;
         if (q->follow && q->b[i].follow_base >= 0 && q->last_whole && q->b[i].t >= q->last_end &&
-            (f = q->follow(q->follow_ctx, q, &q->b[i], q->b[i].t - q->last_end)) > 0)
+            (f = q->follow(q->follow_ctx, q, &q->b[i], q->b[i].t - q->last_end - q->last_block)) > 0)
             q->b[i].cyc = q->b[i].follow_base + f;
         else if (q->follow && q->b[i].follow_base >= 0 && q->split_rest > 0 && q->b[i].t <= q->split_rest_at &&
                  (f = q->follow(q->follow_ctx, q, &q->b[i], LLONG_MIN)) > 0) {
@@ -1356,6 +1362,7 @@ typedef struct {
     long long chan_avail[2];           /* and when it was ready */
     long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
     int ld_cls;                        /* its class (-1 none)                */
+    int ld_behind_st;                  /* it was timed behind a draining store */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
     double probe_pj;
@@ -1365,7 +1372,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (23 + 12 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (24 + 12 * WR_QUEUE_MAX)
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1406,6 +1413,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.last_end >= w->dram_free ? mx_llmin(w->wq.drain_start, w->dram_free - 1) - b : LLONG_MIN;
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_start - b : LLONG_MIN; /* a follower's offset */
     k->v[n++] = w->wq.last_whole;
+    k->v[n++] = w->ld_behind_st;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
@@ -2039,10 +2047,21 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
      * writes only then: the store DMA never fills the write queue to the
      * watermark), nor when the read has a slot reserved ahead of a held
      * store's drain (it went before those writes: serving them here again
-     * would book their channel time twice). */
+     * would book their channel time twice).  The last request leaves at
+     * its CAS (ld_issue), the read latency less CL + BL/2 after the load's
+     * channel time (14 cycles on HBM2): a read wanted in that window also
+     * finds the queue busy (HBM2 8x8 is 896x2x2: load 3 wanted at 340,
+     * load 2's last read at 341 behind a tRC-bound ACT; its channel time
+     * ended at 327).  A load spread over channels may leave the stores'
+     * channel first, which then drains them beside its reads elsewhere:
+     * that is not the walk's one channel time either.  Not for a load
+     * timed behind a draining store (load_after_store): its channel time
+     * is the pair probe's marginal, which places its data, not its last
+     * request, and its reads waited through the turnaround. */
     {
         const long long raw = tl->double_buffer ? w->end2 : w->end1;
-        const int no_gap = w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end && raw < w->wq.ld_issue && want == w->dram_free;
+        const int no_gap = w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end && raw < w->wq.ld_issue &&
+                           (want == w->dram_free || !w->ld_behind_st);
         if (!no_gap && w->res_len == 0) want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
     }
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
@@ -2052,6 +2071,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
         w->dram_free = mx_llmax(w->dram_free, at + occ);
         w->res_len = 0;
+        w->ld_behind_st = 1;
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
@@ -2066,8 +2086,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
          * store that drained while it was wanted: the write-to-read
          * turnaround and the store's rows still hold it, less the gap */
         const long long gap = want - w->wq.last_end;
-        if (w->wq.last_cls >= 0 && w->wq.drain_start < wanted &&
-            (gap == 0 || (gap > 0 && w->wq.last_end > w->wq.ld_end))) {
+        const int behind = w->wq.last_cls >= 0 && w->wq.drain_start < wanted &&
+                           (gap == 0 || (gap > 0 && w->wq.last_end > w->wq.ld_end));
+        if (behind) {
             long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
             if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c) - gap);
         }
@@ -2091,6 +2112,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->dram_free = want + occ + rd;
         dram_busy(&w->wq, want, w->dram_free, xfer_ranks(x, &w->wq, &me, pr->ranks));
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
+        w->ld_behind_st = behind;
         w->probe_pj += pj;
         w->probe_act += act;
         /* the next load, issued when the previous tile ended (end1), may
