@@ -2014,6 +2014,15 @@ static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_p
 
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
+/* DRAM bytes of the load of operand `op` (MX_PROBE_A or MX_PROBE_B) of tile
+ * (mi, ni, ki): the DMA's whole bursts when the walk counts them. */
+static long long load_dram_bytes(walk_ctx *x, long long mi, long long ni, long long ki, long long m, long long n,
+                                 long long k, int op)
+{
+    if (x->burst_exact) return burst_bytes(&x->bm, x->c, x->fa, x->fb, x->fo, x->g, x->tl, mi, ni, ki, m, n, k, op);
+    return op == MX_PROBE_A ? mx_arch_tile_bytes(m, k, x->fa->bits_per_elem) : mx_arch_tile_bytes(k, n, x->fb->bits_per_elem);
+}
+
 static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
                            long long n, long long k, long long la, long long lb)
 {
@@ -2021,10 +2030,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     const mx_tiling *tl = x->tl;
     w->ctr.sram_write[MX_OP_A] += la;
     w->ctr.sram_write[MX_OP_B] += lb;
-    if (x->burst_exact) {
-        if (la) la = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k, MX_PROBE_A);
-        if (lb) lb = burst_bytes(&x->bm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k, MX_PROBE_B);
-    }
+    if (la) la = load_dram_bytes(x, mi, ni, ki, m, n, k, MX_PROBE_A);
+    if (lb) lb = load_dram_bytes(x, mi, ni, ki, m, n, k, MX_PROBE_B);
     w->ctr.dram_read[MX_OP_A] += la;
     w->ctr.dram_read[MX_OP_B] += lb;
     if (c->ideal_memory || la + lb == 0) return 0;
@@ -2165,12 +2172,8 @@ static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long lon
     const long long m = x->dims_m[r.mi == tl->m_tiles - 1], n = x->dims_n[r.ni == tl->n_tiles - 1],
                     k = x->dims_k[r.ki == tl->k_tiles - 1];
     if (!x->c->dram_model) { /* the bandwidth channel: its bytes at the channel's rate, as walk_load */
-        long long la = r.what & MX_PROBE_A ? mx_arch_tile_bytes(m, k, x->fa->bits_per_elem) : 0;
-        long long lb = r.what & MX_PROBE_B ? mx_arch_tile_bytes(k, n, x->fb->bits_per_elem) : 0;
-        if (x->burst_exact) {
-            if (la) la = burst_bytes(&x->bm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_A);
-            if (lb) lb = burst_bytes(&x->bm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_B);
-        }
+        const long long la = r.what & MX_PROBE_A ? load_dram_bytes(x, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_A) : 0;
+        const long long lb = r.what & MX_PROBE_B ? load_dram_bytes(x, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_B) : 0;
         return dram_cycles(x->c, la + lb, 0);
     }
     const mx_tile_probe *p = probe_get(&x->pm, x->c, x->fa, x->fb, x->fo, x->g, tl, r.mi, r.ni, r.ki, m, n, k, r.what);
