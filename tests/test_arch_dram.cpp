@@ -594,7 +594,7 @@ TEST(DramStore, LargeStoreFollowsItsOwnPredecessor)
 
 // The bandwidth channel (memory.dram none: 128 B/cycle, latency 100) takes a
 // 64-byte request while less than 64 requests' time (32 cycles) is queued,
-// with at most 256 reads outstanding (mx_cycle.h), and the DMA offers a
+// with at most 256 reads outstanding (mx_chan.h), and the DMA offers a
 // load's requests before a store's.  In 32x32 os MXSF 849x32x363 (7 tiles
 // 128x32x363, each load ~380 cycles, compute 249) loads stream back to back:
 // a read stream keeps 256 x 0.5 - 100 = 28 cycles queued, so store 0 (ready

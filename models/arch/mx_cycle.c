@@ -25,43 +25,23 @@
 
 /* ---- memory port: the protocol DRAM, or a bandwidth + latency channel ---- */
 
-#define CHAN_RING MX_CHAN_RING /* outstanding requests of the simple channel (power of two) */
-typedef struct {
-    uint64_t id;
-    long long done;
-} chan_req;
-
 typedef struct {
     mx_dram *d;            /* protocol model, or NULL                          */
     double ratio;          /* accelerator cycles per memory clock              */
     uint64_t burst;        /* bytes per request                                */
     long long now;         /* memory clock                                     */
-    /* simple channel (memory clock = accelerator clock) */
-    double free_at, per_burst;
-    int latency;
-    chan_req ring[2][CHAN_RING]; /* [0] reads, [1] writes: each in done order   */
-    int head[2], n[2];
+    mx_chan chan;          /* without d: the bandwidth + latency channel
+                              (memory clock = accelerator clock)             */
 } mem_port;
 
 static long long mem_to_acc(const mem_port *p, long long t) { return (long long)ceil((double)t * p->ratio - 1e-9); }
 static long long acc_to_mem(const mem_port *p, long long a) { return (long long)ceil((double)a / p->ratio - 1e-9); }
 
-static int mem_can_accept(const mem_port *p, int w)
-{
-    return p->n[w] < CHAN_RING && p->free_at < (double)p->now + MX_CHAN_WINDOW_BURSTS * p->per_burst;
-}
-
 /* The DMA's request if the memory takes it now: 0, or -1 (nothing changed). */
 static int mem_try_add(mem_port *p, uint64_t addr, int w, uint64_t id)
 {
     if (p->d) return mx_dram_dma_add(p->d, addr, w, id);
-    if (!mem_can_accept(p, w)) return -1;
-    double start = p->free_at > (double)p->now ? p->free_at : (double)p->now;
-    p->free_at = start + p->per_burst;
-    chan_req *r = &p->ring[w][(p->head[w] + p->n[w]++) % CHAN_RING];
-    r->id = id;
-    r->done = (long long)ceil(p->free_at - 1e-9) + (w ? 0 : p->latency);
-    return 0;
+    return mx_chan_add(&p->chan, p->now, w, id);
 }
 
 /* 1 and the request id, its kind and completion (memory clock), or 0. */
@@ -75,18 +55,7 @@ static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
         *done = (long long)r->done;
         return 1;
     }
-    for (int k = 0; k < 2; k++) {
-        if (p->n[k] && p->ring[k][p->head[k]].done <= p->now) {
-            chan_req *r = &p->ring[k][p->head[k]];
-            p->head[k] = (p->head[k] + 1) % CHAN_RING;
-            p->n[k]--;
-            *id = r->id;
-            *w = k;
-            *done = r->done;
-            return 1;
-        }
-    }
-    return 0;
+    return mx_chan_pop(&p->chan, p->now, id, w, done);
 }
 
 /* A refusal's mark: the DRAM's queue epoch + 1 (0: no refusal).  The
@@ -103,14 +72,7 @@ static long long mem_next_event(const mem_port *p)
         uint64_t e = mx_dram_next_event(p->d);
         return e == UINT64_MAX ? LLONG_MAX : (long long)e;
     }
-    long long e = LLONG_MAX;
-    for (int k = 0; k < 2; k++)
-        if (p->n[k]) e = mx_llmin(e, p->ring[k][p->head[k]].done);
-    /* a full window (free_at >= now + 64 bursts) opens again at the first
-     * clock t with t + 64 bursts > free_at */
-    if (p->n[0] + p->n[1] > 0 && !(p->free_at < (double)p->now + MX_CHAN_WINDOW_BURSTS * p->per_burst))
-        e = mx_llmin(e, (long long)floor(p->free_at - MX_CHAN_WINDOW_BURSTS * p->per_burst) + 1);
-    return e > p->now ? e : p->now + 1;
+    return mx_chan_next_event(&p->chan, p->now);
 }
 
 static void mem_advance(mem_port *p, long long t)
@@ -327,8 +289,7 @@ static int port_init(const mx_arch_config *c, mem_port *p, char *err, size_t err
     } else {
         p->ratio = 1.0;
         p->burst = MX_CHAN_BURST_BYTES;
-        p->per_burst = (double)MX_CHAN_BURST_BYTES / c->dram_bytes_per_cycle;
-        p->latency = c->dram_latency;
+        mx_chan_init(&p->chan, c->dram_bytes_per_cycle, c->dram_latency);
     }
     return 0;
 }

@@ -19,6 +19,7 @@
 #define MX_CYCLE_H
 
 #include "arch/mx_arch.h"
+#include "mem/mx_chan.h" /* MX_CHAN_*: the bandwidth + latency channel the engines share */
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,16 +29,6 @@ extern "C" {
  * (about 45 minutes of simulation at 4e7 cycles/s). */
 #define MX_CYCLE_MAX_CYCLES 1e11
 
-/* The bandwidth + latency channel (no DRAM model) takes a 64-byte request
- * while fewer than this many requests' transfer time is ahead of it: the
- * DMA's last request of a transfer enters that long before its data has
- * moved (the analytic engine's store release, mx_arch.c). */
-#define MX_CHAN_WINDOW_BURSTS 64
-#define MX_CHAN_BURST_BYTES 64
-/* and keeps at most this many reads (and as many writes) outstanding: with
- * its latency, a stream of reads may fill less than the window, leaving
- * room for writes (mx_arch.c, chan_room) */
-#define MX_CHAN_RING 256
 
 /* Same contract as mx_arch_gemm_timing (counters of one instance, energy
  * not applied).  0, or -1 with a message. */
