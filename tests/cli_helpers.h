@@ -95,8 +95,10 @@ inline std::string quote(const std::string &s)
 
 inline std::string mxsim_bin()
 {
+    // absolute: a test may run it from its own temporary directory
+    // (Sweep.ResumeSkipsFinishedPointsAndKillLeavesOnlyWholePoints cd's there)
     const char *b = getenv("MXSIM_BIN");
-    return b ? b : "build/mxsim";
+    return b ? b : MXSIM_SRC_DIR "/build/mxsim";
 }
 
 // Runs "$MXSIM_BIN args..." with stdout/stderr captured into files of dir.
