@@ -1363,6 +1363,7 @@ typedef struct {
     long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
     int ld_cls;                        /* its class (-1 none)                */
     int ld_behind_st;                  /* it was timed behind a draining store */
+    long long ovt_next;                /* the next load, served with the last one: its data in then (-1: none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
     double probe_pj;
@@ -1372,7 +1373,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (24 + 12 * WR_QUEUE_MAX)
+#define WALK_KEY_MAX (29 + 12 * WR_QUEUE_MAX) /* walk_key_of's fixed entries, then 12 a queued store */
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1414,6 +1415,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_start - b : LLONG_MIN; /* a follower's offset */
     k->v[n++] = w->wq.last_whole;
     k->v[n++] = w->ld_behind_st;
+    k->v[n++] = w->ovt_next < 0 ? LLONG_MIN : w->ovt_next - b;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
@@ -1464,6 +1466,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
     add_times(&w->wq.ld_end, d, times, &ovf);
     add_times(&w->wq.ld_issue, d, times, &ovf);
     if (w->res_len) add_times(&w->res_at, d, times, &ovf);
+    if (w->ovt_next >= 0) add_times(&w->ovt_next, d, times, &ovf);
     for (int h = 0; h < 2; h++)
         if (w->chan_cyc[h] > 0) add_times(&w->chan_avail[h], d, times, &ovf);
     add_times(&w->wq.drain_start, d, times, &ovf);
@@ -1624,13 +1627,15 @@ typedef struct {
                                      one, by both shape classes; -1 not yet */
     struct { long long key, cyc; } follow_at[FOLLOW_AT_MAX]; /* the same, arriving later (store_follow_at) */
     int nfollow_at;
-    struct { uint64_t key[2]; long long at, delay; } overtake[OVERTAKE_MAX]; /* load_overtaken's memo */
+    struct { uint64_t key[2]; long long at, delay, next; } overtake[OVERTAKE_MAX]; /* load_overtaken's memo */
     struct { uint64_t key; long long cycles, first, end; } ovt_alone[OVERTAKE_MAX]; /* its loads' tails alone */
     int novt_alone;
     int novertake;
     long long after_store[4][2][2][2][4]; /* a load's behind a store: [store class]
                                              [load edge m, n, k][what]; -1 not yet */
     after_probe after[64][64]; /* a transfer on a DRAM the previous one left idle: [prev][this] class */
+    long long st_phase[2][2]; /* a store class's mean time alone over its tiles' address phases
+                                 (store_phase_adj): [edge m][edge n]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
     /* second copies: bytes stored and elements re-quantized with each output
@@ -1735,6 +1740,51 @@ static long long pair_marginal(walk_ctx *x, const xfer_ref *a, const xfer_ref *b
     mx_tile_probe pp[2];
     if (!alone || xfer_pair(x, a, b, second_at, pp) != 0) return 0;
     return mx_llmax(1, pp[1].cycles - alone->cycles);
+}
+
+/* Stores of a class probed for its mean time alone (store_phase_adj). */
+#define STORE_PHASE_SAMPLES 16
+
+/* Where each transfer has one probe per shape class (more than
+ * PROBE_SIG_TILES tiles), the cycles to add to a time probed with store b
+ * at b's own address (as: on that probe instead) so that it stands for
+ * the class: the class's mean time alone, over up to STORE_PHASE_SAMPLES
+ * of its stores spread evenly, less b's.  A store's time depends on where
+ * its bursts fall: in DDR4 32x32 os BF16 1517x74x32 a 4,736-byte output
+ * tile within one bank group's 8 KiB row is written at tCCD_L (392 cycles
+ * alone), one across two bank groups alternates them (244-384), and the
+ * tiles take every phase in turn (mean 342).  0 for a tile-by-tile walk,
+ * which probes every phase. */
+static long long store_phase_adj(walk_ctx *x, const xfer_ref *b, const mx_tile_probe *as)
+{
+    const mx_tiling *tl = x->tl;
+    if (!x->use_probes || x->pm.by_sig || b->what != MX_PROBE_STORE) return 0;
+    const int em = b->mi == tl->m_tiles - 1, en = b->ni == tl->n_tiles - 1;
+    const long long m = x->dims_m[em], n = x->dims_n[en];
+    long long *mean = &x->st_phase[em][en];
+    mx_tile_probe p;
+    if (*mean < 0) {
+        const long long cm = em ? 1 : tl->m_tiles - 1, cn = en ? 1 : tl->n_tiles - 1, cnt = cm * cn;
+        const long long ns = mx_llmin(cnt, STORE_PHASE_SAMPLES);
+        long long sum = 0;
+        for (long long i = 0; i < ns; i++) {
+            const long long j = i * cnt / ns, mi = em ? tl->m_tiles - 1 : j / cn, ni = en ? tl->n_tiles - 1 : j % cn;
+            if (mx_cycle_probe_tile(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, mi * tl->mt, m,
+                                    ni * tl->nt, n, 0, 0, MX_PROBE_STORE, &p) != 0) {
+                x->pm.failed = 1;
+                return 0;
+            }
+            sum += p.cycles;
+        }
+        *mean = (sum + ns / 2) / ns;
+    }
+    if (as) return *mean - as->cycles;
+    if (mx_cycle_probe_tile(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, b->mi * tl->mt, m, b->ni * tl->nt,
+                            n, 0, 0, MX_PROBE_STORE, &p) != 0) {
+        x->pm.failed = 1;
+        return 0;
+    }
+    return *mean - p.cycles;
 }
 
 /* The store of the output tile before output tile oidx in loop order. */
@@ -1847,11 +1897,12 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
         else xf[i].limit = PROBE_EDGE;
     }
     mx_tile_probe base, pp[2], rest = {0};
+    const mx_tile_probe *whole = NULL; /* b's time beyond its head stands on it */
     {
         if (walk_probe_seq(x, c, xf, n, n == 2 ? 0 : -1, pp) != 0) return f;
         base = pp[1];
         if (xf[n].limit > 0) { /* b beyond its head: its own time alone */
-            const mx_tile_probe *whole = xfer_alone(x, b);
+            whole = xfer_alone(x, b);
             if (!whole || walk_probe_seq(x, c, &xf[n], 1, -1, pp) != 0) return f;
             rest.cycles = whole->cycles - pp[1].cycles;
             rest.act = whole->act - pp[1].act;
@@ -1867,10 +1918,19 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
     const long long lag = (a->what == MX_PROBE_STORE ? d->t.AL + d->t.CWL : d->t.AL + d->t.CL) + d->BL / 2;
     const long long at[3] = {base.end_clock + 1, mx_llmax(0, base.end_clock + 1 - lag),
                              base.end_clock + 1 + d->t.tRC + d->t.tRP};
+    /* A store behind a store stands for its class: this memo is first
+     * filled by the GEMM's stores 0 and 1, and store 1 is no sample of the
+     * rest (1517x74x32: the walk's stores took 267 cycles, store 1's
+     * phase, where the cycle engine's average about 330; -15.1%).  Not the
+     * other contexts: there a store behind a load is the class's first
+     * store, and where loads cut its drains (DDR4 8x8 os BF16 672x337x5)
+     * the cycle engine's stores interleave bank groups less than alone,
+     * which the class's mean would hide further (-1.5% -> -5.9%). */
+    const long long adj = a->what == MX_PROBE_STORE ? store_phase_adj(x, b, whole) : 0;
     for (int v = gap ? 1 : 0; v <= (gap ? 2 : 0); v++) {
         const long long at_acc = (long long)floor((double)at[v] * ratio);
         if (walk_probe_seq(x, c, xf, n + 1, at[v], pp) != 0) return f;
-        const long long cyc = mx_llmax(1, pp[1].cycles - at_acc + rest.cycles);
+        const long long cyc = mx_llmax(1, pp[1].cycles - at_acc + rest.cycles + adj);
         const long long lat = mx_llmax(1, mx_llmin(cyc, pp[1].first - at_acc));
         if (v == 0) { f->cyc = cyc; f->lat = lat; }
         if (v == 1) { f->cyc_issue = cyc; f->lat_issue = lat; }
@@ -1957,10 +2017,16 @@ static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long lon
  * bursts), without refresh (the walk charges it on its own timeline);
  * memoised by both transfers' classes (and address signatures
  * where tiles are probed at their own phase) and the issue clock.  0: not
- * overtaken (or not available). */
-static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_probe *pr, long long at, int stream)
+ * overtaken (or not available).  *next: how long after me's data the next
+ * load's is in, served with me (its hits ride the rows me opened: HBM2 8x8
+ * ws MXSF 5x5x704, load 3 opens one of its four rows again and is in 50
+ * cycles after load 2, not a channel time later); -1 when not overtaken or
+ * the next load is longer than the probe's edge. */
+static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_probe *pr, long long at, int stream,
+                                long long *next)
 {
     xfer_ref nx;
+    *next = -1;
     if (next_load_ref(x, me->mi, me->ni, me->ki, &nx) <= 0) return 0;
     const mx_arch_config *c = &x->c_noref;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
@@ -1999,14 +2065,19 @@ static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_p
                         (x->pm.by_sig ? mx_cycle_xfer_sig(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, &xf[1]) << 8
                                       : 0);
     for (int i = 0; i < x->novertake; i++)
-        if (x->overtake[i].key[0] == k0 && x->overtake[i].key[1] == k1 && x->overtake[i].at == clk)
+        if (x->overtake[i].key[0] == k0 && x->overtake[i].key[1] == k1 && x->overtake[i].at == clk) {
+            *next = x->overtake[i].next;
             return x->overtake[i].delay;
+        }
     if (walk_probe_seq(x, c, xf, 2, mx_llmax(0, clk), pp) != 0) return 0;
     const long long delay = mx_llmax(0, pp[0].cycles - x->ovt_alone[ai].cycles);
+    /* the next load was probed whole: the pair's end is its end */
+    *next = nb[1] <= PROBE_EDGE ? mx_llmax(0, pp[1].cycles - pp[0].cycles) : -1;
     if (x->novertake < OVERTAKE_MAX) {
         x->overtake[x->novertake].key[0] = k0;
         x->overtake[x->novertake].key[1] = k1;
         x->overtake[x->novertake].at = clk;
+        x->overtake[x->novertake].next = *next;
         x->overtake[x->novertake++].delay = delay;
     }
     return delay;
@@ -2035,6 +2106,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     w->ctr.dram_read[MX_OP_A] += la;
     w->ctr.dram_read[MX_OP_B] += lb;
     if (c->ideal_memory || la + lb == 0) return 0;
+    const long long ovt = w->ovt_next; /* its data time, served with the last load (load_overtaken) */
+    w->ovt_next = -1;
     if (x->pair_on && w->t < 2) { /* the first two loads, issued together at the start */
         const mx_tile_probe *p = &x->pair[w->t];
         w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
@@ -2101,6 +2174,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         }
         double pj = pr->cmd_pj;
         long long act = pr->act;
+        /* caught up with the last load and served with it (no write went
+         * between them): its data comes when their pair probe's does */
+        if (ovt >= 0 && want == w->dram_free && !behind) occ = mx_llmax(1, ovt - dram_latency(c) - want);
         if (want > w->dram_free && w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end) {
             /* on an idle DRAM whose rows the last load left open (stores
              * since then: none) */
@@ -2126,11 +2202,15 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
          * arrive while this one still reads and overtake its last bursts;
          * streaming, this one's reads follow the last one's last CAS by a
          * burst */
-        long long over = 0;
+        long long over = 0, next = -1;
         if (tl->double_buffer && w->end1 < w->dram_free) {
             const long long burst = (long long)ceil(c->dram.BL / 2 * c->dram.tCK_ns * c->clock_ghz);
-            over = load_overtaken(x, &me, pr, stream ? w->end1 - prev_issue - burst : w->end1 - want, stream);
+            over = load_overtaken(x, &me, pr, stream ? w->end1 - prev_issue - burst : w->end1 - want, stream, &next);
         }
+        /* not after a draining store: then its channel time is
+         * load_after_store's marginal, not the idle start the pair probe
+         * has, and the store's rows are in the way */
+        if (next >= 0 && !behind) w->ovt_next = w->dram_free + dram_latency(c) + over + next;
         return w->dram_free + dram_latency(c) + over;
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);
@@ -2544,6 +2624,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     memset(x->follow, 0xff, sizeof x->follow);
     memset(x->after, 0, sizeof x->after);
     memset(x->after_store, 0xff, sizeof x->after_store);
+    memset(x->st_phase, 0xff, sizeof x->st_phase);
     x->sram_walk = c->analytic_probes && !c->ideal_memory && !c->scalesim_compat;
     x->rs = ref_sched_of(c, x->use_probes);
     /* DRAM traffic in the DMA's whole bursts, as the cycle engine moves it,
@@ -2574,6 +2655,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     memset(&ws, 0, sizeof ws);
     ws.wq.last_cls = -1;
     ws.ld_cls = -1;
+    ws.ovt_next = -1;
     ws.wq.ld_end = ws.wq.last_end = -1;
     ws.wq.busy_end = -1;
     ws.wq.cut_at = -1;
