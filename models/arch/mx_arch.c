@@ -2416,6 +2416,31 @@ static long long chan_release(walk_ctx *x, const walk_state *w, long long mi, lo
     return (long long)ceil(t + fmax(0, rem - (win - queued))); /* the loads have stopped */
 }
 
+/* Whether the channels the held stores up to the one holding output half h
+ * fill (their DMA waits there for a drain) are read by neither the load just
+ * timed nor the next one.  Each channel's controller turns to writes when no
+ * read waits in it, so such a drain runs beside those loads (HBM2 maps a
+ * tile's bursts to few of its 8 channels: a 64x48 MXSF store fills one, the
+ * next A tile streams from another), where the walk's one channel time
+ * would put it after the loads and the next load after it. */
+static int drain_beside(walk_ctx *x, const walk_state *w, long long mi, long long ni, long long ki, int h)
+{
+    if (!x->use_probes) return 0;
+    uint64_t full = 0;
+    for (int i = 0; i < w->wq.n; i++) {
+        const wr_batch *b = &w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX];
+        if (x->pm.by_sig) full |= b->full_ch;
+        else if (b->halves) full |= xfer_channels(x, &(xfer_ref){b->mi, b->ni, 0, MX_PROBE_STORE}, 1);
+        if (b->halves >> h & 1) break;
+    }
+    if (!full || w->ld_cls < 0) return 0;
+    uint64_t rd = w->ld.what == XFER_PAIR ? probe_channels(x, &x->pair_xf[0], 0) | probe_channels(x, &x->pair_xf[1], 0)
+                                          : xfer_channels(x, &w->ld, 0);
+    xfer_ref nx;
+    if (next_load_of(x, mi, ni, ki, &nx)) rd |= xfer_channels(x, &nx, 0);
+    return (rd & full) == 0;
+}
+
 /* One step of the walk: tile (mi, ni, ki) loads (what is not resident since
  * the previous tile: *last_a, *last_b), waits for its data and its output
  * half, computes, and stores. */
@@ -2435,6 +2460,22 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
     long long start = mx_llmax(w->end1, ready);
     w->dram_stall += start - w->end1;
     const int half = (int)(w->oidx % 2);
+    if (ki == 0 && x->sram_walk && w->wq.held[half] && drain_beside(x, w, mi, ni, ki, half)) {
+        /* its drain runs in channels no load near it reads: from when the
+         * store is ready (behind the stores before it), not after the
+         * loads' channel time, on rows no load left (ald), and the loads
+         * do not wait for it */
+        const long long lf = w->dram_free;
+        for (int i = 0; i < w->wq.n; i++) {
+            wr_batch *b = &w->wq.b[(w->wq.head + i) % WR_QUEUE_MAX];
+            b->ald = NULL;
+            if (b->halves >> half & 1) break;
+        }
+        wr_queue_serve_half(&w->wq, mx_llmax(0, w->wq.last_end), half);
+        w->wq.cut_fit_end = -1;
+        w->wq.cut_res = -1;
+        w->dram_free = lf;
+    }
     if (ki == 0 && x->sram_walk && w->wq.held[half]) { /* its store waits for the write queue */
         /* The controller serves reads first: when the next tile's load was
          * issued (the previous tile finished computing) before the channel
