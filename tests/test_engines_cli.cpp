@@ -63,7 +63,7 @@ TEST(Validation, DocMatchesRegenerated)
     const Summary tab = summary_of("summary:");
     ASSERT_TRUE(tab.found);
     EXPECT_GE(tab.n, 300);
-    EXPECT_LE(tab.cm, 2.0); // measured 0.99 / 1.09 / 8.87 / 6.95 (stop 28)
+    EXPECT_LE(tab.cm, 2.0); // measured 0.99 / 1.09 / 8.87 / 6.95 (stop 28), 0.86 / 1.10 / 8.38 / 6.95 (stop 29)
     EXPECT_LE(tab.em, 2.0);
     // The cycles maximum is a regression guard: 8.99% while the walk's rules
     // were fitted to this seed; 12.10% (one 1,066-cycle GEMM) since the store

@@ -630,6 +630,7 @@ typedef struct {
     long long cyc_issue, lat_issue, cyc_idle, lat_idle, act;
     double pj;
     int have;             /* bits: which of the two kinds were probed */
+    int row_conflict;     /* b's writes all wait for a's rows (mx_cycle_xfer_row_conflict; b a store) */
 } after_probe;
 
 /* b's cycles to its last (*cyc) and first (*lat) completion when it arrives
@@ -661,6 +662,9 @@ typedef struct {
     uint64_t full_ch;     /* held: the channels it fills (its DMA waits there for a drain) */
     int ld_shares;        /* the last load before it touched one of them */
     int blk_ld;           /* block is the delay that load's rows impose (wr_queue_start) */
+    int blk_row;          /* and it was a row conflict (ld_conf): its last write is `block` late too */
+    int ld_conf;          /* the last load's rows are open in every bank it writes, and only there
+                             (mx_cycle_xfer_row_conflict): every write waits for a PRE */
     int started;
     long long mi, ni;     /* its output tile */
     int cls;
@@ -687,6 +691,7 @@ typedef struct wr_queue {
     long long ld_issue;         /* its last request left the controller's queue */
     long long last_lat;         /* the last write's latency after its channel time */
     long long last_block;       /* its writes' issue ends that much after last_end */
+    int last_blk_row;           /* its drain began behind a load's row conflict (wr_batch.blk_row) */
     /* background energy: when the DRAM was last busy (-1: never), and the
      * expected cycles each rank spends with every bank closed (before its
      * first access; after a REF until the next access: open-page banks
@@ -772,6 +777,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
     q->last_whole = end - q->last_start == q->b[i].cyc_full;
     q->last_lat = q->b[i].lat;
     q->last_block = q->b[i].block;
+    q->last_blk_row = q->b[i].blk_row;
     q->last_mi = q->b[i].mi;
     q->last_ni = q->b[i].ni;
     q->last_cls = q->b[i].cls;
@@ -841,6 +847,7 @@ static void wr_queue_start(wr_queue *q, long long s)
         }
         q->b[i].lat = q->last_lat;
         q->b[i].block = q->last_block;
+        q->b[i].blk_row = q->last_blk_row;
     }
     else {
         q->drain_start = s;
@@ -852,6 +859,7 @@ static void wr_queue_start(wr_queue *q, long long s)
              * stores queued meanwhile stream on behind this one */
             q->b[i].block = mx_llmax(0, l - q->b[i].lat);
             q->b[i].blk_ld = 1;
+            q->b[i].blk_row = q->b[i].ld_conf;
             q->b[i].cyc = q->b[i].rest + mx_llmax(1, e - l);
             q->b[i].lat = l;
         } else if (q->last_cls >= 0) {
@@ -976,6 +984,7 @@ static long long wr_queue_serve(wr_queue *q, long long from, long long until)
         q->last_end = cur;
         q->last_lat = q->b[i].lat;
         q->last_block = q->b[i].block;
+        q->last_blk_row = q->b[i].blk_row;
         q->last_mi = q->b[i].mi;
         q->last_ni = q->b[i].ni;
         q->last_cls = q->b[i].cls;
@@ -1373,7 +1382,7 @@ typedef struct {
 /* The state relative to the last compute end, with values that can no
  * longer matter clamped (a free time before every time it is compared
  * with acts as that time), so that equal vectors mean equal futures. */
-#define WALK_KEY_MAX (29 + 12 * WR_QUEUE_MAX) /* walk_key_of's fixed entries, then 12 a queued store */
+#define WALK_KEY_MAX (30 + 12 * WR_QUEUE_MAX) /* walk_key_of's fixed entries, then 12 a queued store */
 typedef struct {
     int n;
     long long v[WALK_KEY_MAX];
@@ -1401,6 +1410,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
      * (after_at_gap); every start is >= floor_dram */
     k->v[n++] = w->wq.ld_issue < floor_dram - w->gap_cap ? LLONG_MIN : w->wq.ld_issue - b;
     k->v[n++] = w->wq.last_end >= w->dram_free ? w->wq.last_block : 0;
+    k->v[n++] = w->wq.last_blk_row;
     k->v[n++] = w->wq.last_lat;
     k->v[n++] = w->res_len;
     for (int h = 0; h < 2; h++) { /* compared with a start >= end1 */
@@ -1423,7 +1433,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
         k->v[n++] = w->wq.b[j].cyc * 4 + w->wq.b[j].halves;
         k->v[n++] = w->wq.b[j].cyc_follow * 2 + w->wq.b[j].started;
         k->v[n++] = (long long)(uintptr_t)w->wq.b[j].ald; /* one memo entry: one future */
-        k->v[n++] = w->wq.b[j].block;
+        k->v[n++] = w->wq.b[j].block * 4 + w->wq.b[j].blk_row * 2 + w->wq.b[j].ld_conf;
         k->v[n++] = w->wq.b[j].cyc_after_st;
         k->v[n++] = w->wq.b[j].lat;
         k->v[n++] = w->wq.b[j].lat_after_st;
@@ -1889,6 +1899,8 @@ static const after_probe *after_of(walk_ctx *x, const xfer_ref *a, const xfer_re
         xf[n++] = xfer_of(x, a);
     }
     xf[n] = xfer_of(x, b);
+    if (b->what == MX_PROBE_STORE && a->what != MX_PROBE_STORE)
+        f->row_conflict = mx_cycle_xfer_row_conflict(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, n, &xf[n]);
     for (int i = 0; i <= n; i++) {
         const long long bursts = mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0,
                                                       xf[i].m, xf[i].n0, xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
@@ -1983,6 +1995,15 @@ static void store_after_load(walk_ctx *x, walk_state *w, int j)
     const xfer_ref me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
     const after_probe *ap = after_of(x, &w->ld, &me, 1);
     q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
+    q->b[j].ld_conf = ap->row_conflict; /* the classes' first tiles: a walk with jumps */
+    if (x->pm.by_sig) { /* at the tiles' own addresses (the probe above is per class) */
+        mx_probe_xfer lx[2];
+        int nl = 0;
+        if (w->ld.what == XFER_PAIR) { lx[nl++] = x->pair_xf[0]; lx[nl++] = x->pair_xf[1]; }
+        else lx[nl++] = xfer_of(x, &w->ld);
+        const mx_probe_xfer sx = xfer_of(x, &me);
+        q->b[j].ld_conf = mx_cycle_xfer_row_conflict(&x->c_noref, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, lx, nl, &sx);
+    }
     if (q->b[j].full_ch) { /* held, in a walk without jumps */
         const uint64_t ch = w->ld.what == XFER_PAIR ? probe_channels(x, &x->pair_xf[0], 0) |
                                                           probe_channels(x, &x->pair_xf[1], 0)
@@ -2170,7 +2191,12 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
                            (gap == 0 || (gap > 0 && w->wq.last_end > w->wq.ld_end));
         if (behind) {
             long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0));
-            if (f > 0) occ = mx_llmax(occ, c->dram_cal.write_latency + f - dram_latency(c) - gap);
+            /* f counts from an idle store's last write; a drain that began
+             * behind a load's row in its bank (last_blk_row) wrote its
+             * last one last_lat after its channel time, `block` later */
+            const long long wl = w->wq.last_blk_row ? mx_llmax(c->dram_cal.write_latency, w->wq.last_lat)
+                                                    : c->dram_cal.write_latency;
+            if (f > 0) occ = mx_llmax(occ, wl + f - dram_latency(c) - gap);
         }
         double pj = pr->cmd_pj;
         long long act = pr->act;
@@ -2211,6 +2237,16 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
          * load_after_store's marginal, not the idle start the pair probe
          * has, and the store's rows are in the way */
         if (next >= 0 && !behind) w->ovt_next = w->dram_free + dram_latency(c) + over + next;
+        /* Behind a drain, the next load issued before this one's reads
+         * began (its own channel time before the end) waited with it for
+         * the drain: both are one stream of row hits (DDR4 8x8 ws MXSF
+         * 128x48x1: tile 4's data 5 cycles after tile 3's), probed as
+         * issued together */
+        if (behind && tl->double_buffer && w->end1 <= w->dram_free - mx_llmax(1, pr->cycles - dram_latency(c))) {
+            long long nx2 = -1;
+            (void)load_overtaken(x, &me, pr, 0, 0, &nx2);
+            if (nx2 >= 0) w->ovt_next = w->dram_free + dram_latency(c) + nx2;
+        }
         return w->dram_free + dram_latency(c) + over;
     }
     w->dram_free = want + dram_cycles(c, la + lb, 0);

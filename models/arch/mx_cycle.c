@@ -1004,6 +1004,48 @@ uint64_t mx_cycle_xfer_channels(const mx_arch_config *c, const mx_operand_fmt *f
     return mask;
 }
 
+/* A store behind a load in one bank (LPDDR4 8x8 os BF16 189x32x16: loads
+ * and stores all in bank 0, rows 0 and 16) waits for tRTP, PRE and ACT
+ * before its first write, and every later write with it. */
+int mx_cycle_xfer_row_conflict(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K,
+                               const mx_probe_xfer *a, int na, const mx_probe_xfer *b)
+{
+    if (!c->dram_model) return 0;
+    const mx_dram_config *d = &c->dram;
+    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
+    long long *open = malloc((size_t)nb * sizeof *open);
+    if (!open) return 0;
+    for (long long i = 0; i < nb; i++) open[i] = LLONG_MIN;
+    mx_dram_addr_map map;
+    mx_dram_map_build(d, &map);
+    mx_dram_addr ad;
+    uint64_t addr;
+    mx_dma_stream st;
+    int conflict = 0;
+    for (int i = 0; i <= na; i++) {
+        const mx_probe_xfer *x = i < na ? &a[i] : b;
+        transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
+        while (mx_dma_stream_next(&st, &addr)) {
+            mx_dram_map_with(&map, addr, &ad);
+            const long long bk =
+                ((long long)(ad.channel * d->ranks + ad.rank) * d->bankgroups + ad.bankgroup) * d->banks_per_group + ad.bank;
+            if (i == na) { /* every burst of b */
+                conflict = open[bk] != LLONG_MIN && open[bk] != ad.row;
+                if (!conflict) break;
+                open[bk] = LLONG_MAX; /* b touches it: never LLONG_MIN, never a row */
+                continue;
+            }
+            open[bk] = ad.row;
+        }
+    }
+    /* and every bank a left open is one b writes to */
+    for (long long i = 0; conflict && i < nb; i++)
+        if (open[i] != LLONG_MIN && open[i] != LLONG_MAX) conflict = 0;
+    free(open);
+    return conflict;
+}
+
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)

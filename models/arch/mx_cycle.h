@@ -126,6 +126,13 @@ uint64_t mx_cycle_xfer_channels(const mx_arch_config *c, const mx_operand_fmt *f
                                 const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                                 long long min_bursts);
 
+/* 1 when every burst of b goes to a bank where a[0..na)'s last burst there
+ * left another row open, and a left no other bank open: b's writes all wait
+ * for a PRE of a's rows (a row conflict); else 0 (also without a DRAM model). */
+int mx_cycle_xfer_row_conflict(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K,
+                               const mx_probe_xfer *a, int na, const mx_probe_xfer *b);
+
 /* A hash of what decides a transfer's timing alone on a fresh DRAM: each
  * burst's bank and its row relative to that bank's first row. */
 uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
