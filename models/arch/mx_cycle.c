@@ -850,15 +850,30 @@ static long long stream_ch_bursts(const mx_arch_config *c, mx_dma_stream st)
     return stream_ch_counts(c, st, n);
 }
 
+/* A row (or mark) per bank of the whole DRAM, every one LLONG_MIN: for the
+ * walks over a transfer's bursts below.  NULL when out of memory. */
+static long long *bank_rows_new(const mx_dram_config *d)
+{
+    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
+    long long *v = malloc((size_t)nb * sizeof *v);
+    if (v)
+        for (long long i = 0; i < nb; i++) v[i] = LLONG_MIN;
+    return v;
+}
+
+/* A burst's bank, flat over channels, ranks, bank groups. */
+static long long flat_bank(const mx_dram_config *d, const mx_dram_addr *a)
+{
+    return ((long long)(a->channel * d->ranks + a->rank) * d->bankgroups + a->bankgroup) * d->banks_per_group + a->bank;
+}
+
 uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                            const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x)
 {
     if (!c->dram_model) return 0;
     const mx_dram_config *d = &c->dram;
-    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
-    long long *first = malloc((size_t)nb * sizeof *first);
+    long long *first = bank_rows_new(d);
     if (!first) return 0;
-    for (long long i = 0; i < nb; i++) first[i] = LLONG_MIN;
     mx_dma_stream st;
     transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
     uint64_t h = 1469598103934665603ull, addr;
@@ -867,7 +882,7 @@ uint64_t mx_cycle_xfer_sig(const mx_arch_config *c, const mx_operand_fmt *fa, co
     mx_dram_map_build(d, &map);
     while (mx_dma_stream_next(&st, &addr)) {
         mx_dram_map_with(&map, addr, &a);
-        const long long b = ((long long)(a.channel * d->ranks + a.rank) * d->bankgroups + a.bankgroup) * d->banks_per_group + a.bank;
+        const long long b = flat_bank(d, &a);
         if (first[b] == LLONG_MIN) first[b] = a.row;
         const uint64_t v[2] = {(uint64_t)b, (uint64_t)(a.row - first[b])};
         for (int i = 0; i < 2; i++) h = (h ^ v[i]) * 1099511628211ull;
@@ -1013,10 +1028,8 @@ int mx_cycle_xfer_row_conflict(const mx_arch_config *c, const mx_operand_fmt *fa
 {
     if (!c->dram_model) return 0;
     const mx_dram_config *d = &c->dram;
-    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
-    long long *open = malloc((size_t)nb * sizeof *open);
+    long long *open = bank_rows_new(d);
     if (!open) return 0;
-    for (long long i = 0; i < nb; i++) open[i] = LLONG_MIN;
     mx_dram_addr_map map;
     mx_dram_map_build(d, &map);
     mx_dram_addr ad;
@@ -1028,8 +1041,7 @@ int mx_cycle_xfer_row_conflict(const mx_arch_config *c, const mx_operand_fmt *fa
         transfer_stream(c, fa, fb, fo, M, N, K, x->r0, x->m, x->n0, x->n, x->k0, x->k, x->what, &st);
         while (mx_dma_stream_next(&st, &addr)) {
             mx_dram_map_with(&map, addr, &ad);
-            const long long bk =
-                ((long long)(ad.channel * d->ranks + ad.rank) * d->bankgroups + ad.bankgroup) * d->banks_per_group + ad.bank;
+            const long long bk = flat_bank(d, &ad);
             if (i == na) { /* every burst of b */
                 conflict = open[bk] != LLONG_MIN && open[bk] != ad.row;
                 if (!conflict) break;
@@ -1040,6 +1052,7 @@ int mx_cycle_xfer_row_conflict(const mx_arch_config *c, const mx_operand_fmt *fa
         }
     }
     /* and every bank a left open is one b writes to */
+    const long long nb = (long long)d->channels * d->ranks * d->bankgroups * d->banks_per_group;
     for (long long i = 0; conflict && i < nb; i++)
         if (open[i] != LLONG_MIN && open[i] != LLONG_MAX) conflict = 0;
     free(open);
