@@ -17,6 +17,8 @@
 #ifndef MX_CHAN_H
 #define MX_CHAN_H
 
+#include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision: free_at is a double */
+
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
