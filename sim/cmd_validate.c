@@ -370,6 +370,19 @@ int mxsim_cmd_validate(int argc, char **argv)
         summary_cells(&e);
     }
     goal_line("(mean <= 2%, max <= 10%) on this table", &all);
+    /* the stalls by cause: both engines name the same cause for a wait */
+    double st_sum = 0, st_max = 0;
+    for (long long i = 0; i < n; i++) {
+        double d = 0;
+        for (int k = 0; k < MX_NSTALL; k++) d += fabs((double)(smp[i].an.stall[k] - smp[i].cy.stall[k]));
+        d /= (double)smp[i].cy.cycles;
+        st_sum += d;
+        if (d > st_max) st_max = d;
+    }
+    printf("\nStalls by cause (dram/sram/drain/rqu): the analytic engine's four counts differ from the cycle "
+           "engine's by %.2f%% of the cycle engine's cycles on average (the sum of the four absolute "
+           "differences; max %.2f%%).\n",
+           100 * st_sum / (double)n, 100 * st_max);
     if (holdout > 0) {
         const err_summary *a = &ho[holdout];
         printf("\n## Held-out seeds\n\n"

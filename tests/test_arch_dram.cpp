@@ -993,3 +993,18 @@ TEST(DramLoad, LoadBehindADrainAfterALoadFollowsItsLastWrite)
     EXPECT_EQ(r2[4].load_ready, 629);
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
 }
+
+// An output half held past its RQU's end is held by the store's DRAM
+// writes: both engines name that wait `dram`, and `rqu` only up to the
+// RQU's last end.  DDR4 32x32 os BF16 1952x48x17: the cycle engine
+// measures rqu 2,721 and dram 11,053 of 18,960 cycles; the walk charged
+// all of the hold to the RQU (rqu 12,884, dram 589) before it split it.
+TEST(DramStore, HeldHalfPastTheRquEndIsADramStall)
+{
+    mx_stats an, cy;
+    both_engines("ddr4_3200", 32, MX_DATAFLOW_OS, "bf16", 1952, 48, 17, an, cy);
+    const double tol = 0.02 * (double)cy.cycles;
+    EXPECT_GT(cy.stall[MX_STALL_DRAM], 4 * cy.stall[MX_STALL_RQU]); // the case: mostly held by writes
+    EXPECT_NEAR((double)an.stall[MX_STALL_RQU], (double)cy.stall[MX_STALL_RQU], tol);
+    EXPECT_NEAR((double)an.stall[MX_STALL_DRAM], (double)cy.stall[MX_STALL_DRAM], tol);
+}

@@ -2558,7 +2558,13 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
         w->chan_cyc[half] = 0;
     }
     if (ki == 0 && x->sram_walk && start < w->wq.out_free[half]) { /* output half still held */
-        w->rqu_stall += w->wq.out_free[half] - start;
+        /* by the RQU up to its last end, then by the store's DRAM writes:
+         * the cycle engine's split (cycle_compute), so both engines
+         * name the same cause */
+        const long long wait = w->wq.out_free[half] - start;
+        const long long by_rqu = mx_llmin(wait, mx_llmax(0, w->rqu_free - start));
+        w->rqu_stall += by_rqu;
+        w->dram_stall += wait - by_rqu;
         start = w->wq.out_free[half];
     }
     const long long cyc = x->shape_cyc[em][en][ek];

@@ -176,7 +176,8 @@ typedef struct {
 } mx_tiling_shape;
 #define MX_SIG_MAX 24
 typedef enum {
-    MX_STALL_DRAM = 0,  /* compute waits for a tile load                   */
+    MX_STALL_DRAM = 0,  /* compute waits for a tile load, or for an output
+                         * half its store's DRAM writes still hold          */
     MX_STALL_SRAM,      /* SRAM ports narrower than the array's demand     */
     MX_STALL_DRAIN,     /* last output tile's write after compute ends     */
     MX_STALL_RQU,       /* RQU slower than the array's output rate          */
