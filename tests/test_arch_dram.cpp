@@ -1008,3 +1008,34 @@ TEST(DramStore, HeldHalfPastTheRquEndIsADramStall)
     EXPECT_NEAR((double)an.stall[MX_STALL_RQU], (double)cy.stall[MX_STALL_RQU], tol);
     EXPECT_NEAR((double)an.stall[MX_STALL_DRAM], (double)cy.stall[MX_STALL_DRAM], tol);
 }
+
+// Both engines count the DMA's whole bursts of every tile.  BF16 17x112x352
+// on 8x8 os with the bandwidth channel (64-byte bursts), mapped 17x56x120,
+// loop m, n, k: A rows are 704 bytes (11 bursts), its K tiles of 240, 240
+// and 224 bytes at 0, 240 and 480 take 4, 5 and 4 bursts: 17 * 13 a pass,
+// two passes (one per N tile): 28,288 bytes.  B: 112 rows * 13 bursts,
+// loaded once: 93,184.  Out rows are 224 bytes, starting 0 or 32 into a
+// burst in turn (9 and 8 rows): the first 112-byte tile takes 2 or 3
+// bursts a row (42), the second 3 or 2 (43): 85 * 64 = 5,440.  Charging
+// every K tile the first one's bursts gave A 26,112 and B 86,016.  With
+// HBM2 (ws MXSF 5x5x704: codes and scales) the cycle engine's counts are the
+// reference.
+TEST(Traffic, AnalyticCountsEveryTilesBursts)
+{
+    mx_stats an, cy;
+    both_engines("hbm2", 8, MX_DATAFLOW_WS, "mxsf", 5, 5, 704, an, cy);
+    EXPECT_EQ(an.dram_read[MX_OP_A], cy.dram_read[MX_OP_A]);
+    EXPECT_EQ(an.dram_read[MX_OP_B], cy.dram_read[MX_OP_B]);
+    EXPECT_EQ(an.dram_write[MX_OP_OUT], cy.dram_write[MX_OP_OUT]);
+    EXPECT_GT(cy.dram_read[MX_OP_A] + cy.dram_read[MX_OP_B], 0);
+    both_engines("none", 8, MX_DATAFLOW_OS, "bf16", 17, 112, 352, an, cy);
+    ASSERT_EQ(cy.map.mt, 17);
+    ASSERT_EQ(cy.map.nt, 56);
+    ASSERT_EQ(cy.map.kt, 120);
+    ASSERT_EQ(cy.map.n_outer, 0);
+    for (const mx_stats *s : {&an, &cy}) {
+        EXPECT_EQ(s->dram_read[MX_OP_A], 28288);
+        EXPECT_EQ(s->dram_read[MX_OP_B], 93184);
+        EXPECT_EQ(s->dram_write[MX_OP_OUT], 5440);
+    }
+}

@@ -4,6 +4,8 @@
 // port rules the headers state, never from the code under test.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@ extern "C" {
 #include "arch/mx_arch.h"
 #include "arch/mx_cycle.h"
 #include "arch/mx_dma.h"
+#include "formats/mx_rng.h"
 #include "mem/mx_sram.h"
 }
 
@@ -238,6 +241,85 @@ TEST(Dma, TileBursts)
     mx_dma_stream_add_tile(&s, &m, 2, 2, 0, 64);
     EXPECT_EQ(got, (std::vector<uint64_t>{1152, 1216, 1280, 1344, 4096})); // both scale rows in one burst
     EXPECT_EQ(mx_dma_stream_bursts(&s), 5u);
+}
+
+// Counting without a stream (the analytic engine's traffic) equals stepping
+// the stream (the cycle engine's DMA), the slow, obviously correct model:
+// a boundary table, then seeded random segment groups and tile grids.
+namespace {
+uint64_t stream_segments(uint64_t base, uint64_t stride, uint64_t len, uint64_t count, uint64_t burst)
+{
+    mx_dma_stream s;
+    mx_dma_stream_init(&s, burst);
+    mx_dma_stream_add_segments(&s, base, stride, len, count);
+    return mx_dma_stream_bursts(&s);
+}
+
+uint64_t stream_grid(const mx_dma_matrix &m, long long rows, long long rt, long long cols, long long ct, uint64_t burst)
+{
+    uint64_t n = 0;
+    for (long long r0 = 0; r0 < rows; r0 += rt)
+        for (long long c0 = 0; c0 < cols; c0 += ct) {
+            mx_dma_stream s;
+            mx_dma_stream_init(&s, burst);
+            mx_dma_stream_add_tile(&s, &m, r0, std::min(rt, rows - r0), c0, std::min(ct, cols - c0));
+            n += mx_dma_stream_bursts(&s);
+        }
+    return n;
+}
+} // namespace
+
+TEST(Dma, SegmentBurstsWithoutAStream)
+{
+    // by hand, 64-byte bursts: 3 rows of 10 at 1000 + 100 j (Dma.TileBursts): 3;
+    // 4 rows of 32 at 48 + 32 j (contiguous): bytes 48..175, bursts 0, 64, 128: 3;
+    // 5 rows of 64 at 32, stride 64: 32..351, bursts 0 .. 320: 6;
+    // 2 rows of 1 at 63 and 64: 2; 3 rows of 1 at 0, 64, 128 (stride 64): 3
+    EXPECT_EQ(mx_dma_segments_bursts(1000, 100, 10, 3, 64), 3u);
+    EXPECT_EQ(mx_dma_segments_bursts(48, 32, 32, 4, 64), 3u);
+    EXPECT_EQ(mx_dma_segments_bursts(32, 64, 64, 5, 64), 6u);
+    EXPECT_EQ(mx_dma_segments_bursts(63, 1, 1, 2, 64), 2u);
+    EXPECT_EQ(mx_dma_segments_bursts(0, 64, 1, 3, 64), 3u);
+    EXPECT_EQ(mx_dma_segments_bursts(0, 64, 0, 3, 64), 0u);
+    // a billion rows of 176 bytes, 720 apart: the rows start 0, 16, 32, 48
+    // bytes into a burst, in turn, and take 3, 3, 4, 4 bursts (176 bytes from
+    // 32 end at 207, in the fourth): 14 every 4 rows, 3.5e9
+    EXPECT_EQ(mx_dma_segments_bursts(0, 720, 176, 1000000000ULL, 64), 3500000000ULL);
+    uint64_t st = 0x5eed13;
+    for (int i = 0; i < 3000; i++) {
+        const uint64_t burst = (mx_rng_next(&st) & 1) ? 64 : 32;
+        const uint64_t stride = 1 + mx_rng_next(&st) % 300, len = 1 + mx_rng_next(&st) % stride;
+        const uint64_t base = mx_rng_next(&st) % 5000, count = 1 + mx_rng_next(&st) % 40;
+        ASSERT_EQ(mx_dma_segments_bursts(base, stride, len, count, burst), stream_segments(base, stride, len, count, burst))
+            << base << " " << stride << " " << len << " " << count << " " << burst;
+    }
+}
+
+TEST(Dma, GridBurstsWithoutAStream)
+{
+    uint64_t st = 0x5eed14;
+    static const double bits[4] = {4, 6, 8, 16};
+    static const long long per[4] = {1, 8, 16, 32};
+    for (int i = 0; i < 1500; i++) {
+        mx_dma_matrix m;
+        memset(&m, 0, sizeof m);
+        const uint64_t burst = (mx_rng_next(&st) & 1) ? 64 : 32;
+        const long long rows = 1 + (long long)(mx_rng_next(&st) % 200), cols = 1 + (long long)(mx_rng_next(&st) % 300);
+        m.bits = bits[mx_rng_next(&st) % 4];
+        m.row_bytes = (uint64_t)ceil((double)cols * m.bits / 8.0);
+        m.base = (mx_rng_next(&st) % 4) * 4096;
+        if (mx_rng_next(&st) & 1) {
+            m.has_scales = 1;
+            m.scale_rows_per = per[mx_rng_next(&st) % 4];
+            m.scale_cols_per = per[1 + mx_rng_next(&st) % 3];
+            m.scale_base = 1 << 20;
+            m.scale_row_bytes = (uint64_t)((cols + m.scale_cols_per - 1) / m.scale_cols_per);
+        }
+        const long long rt = 1 + (long long)(mx_rng_next(&st) % (uint64_t)rows), ct = 1 + (long long)(mx_rng_next(&st) % (uint64_t)cols);
+        ASSERT_EQ(mx_dma_grid_bursts(&m, rows, rt, cols, ct, burst), stream_grid(m, rows, rt, cols, ct, burst))
+            << rows << "x" << cols << " tiles " << rt << "x" << ct << " bits " << m.bits << " scales " << m.has_scales
+            << " " << m.scale_rows_per << "x" << m.scale_cols_per << " burst " << burst;
+    }
 }
 
 // A burst the memory refused goes back and comes out next, once; the count

@@ -1375,6 +1375,7 @@ typedef struct {
     long long ovt_next;                /* the next load, served with the last one: its data in then (-1: none) */
     /* counters */
     long long sram_stall, dram_stall, pure_compute, rqu_stall, probe_act;
+    long long probe_rd, probe_wr;      /* RD and WR commands in probe_pj (exact_traffic) */
     double probe_pj;
     tile_ctr ctr;
 } walk_state;
@@ -1484,6 +1485,7 @@ static int walk_jump(walk_state *w, const walk_state *from, const walk_state *to
 #define JUMP(f) add_times(&w->f, to->f - from->f, times, &ovf)
     JUMP(oidx); JUMP(t);
     JUMP(sram_stall); JUMP(dram_stall); JUMP(pure_compute); JUMP(rqu_stall); JUMP(probe_act); JUMP(ctr.folds);
+    JUMP(probe_rd); JUMP(probe_wr);
     for (int i = 0; i < MX_NOPS; i++) {
         JUMP(ctr.sram_read[i]); JUMP(ctr.sram_write[i]); JUMP(ctr.dram_read[i]); JUMP(ctr.dram_write[i]);
     }
@@ -2134,6 +2136,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
         dram_busy(&w->wq, 0, w->dram_free, p->ranks);
         w->probe_pj += p->cmd_pj;
+        w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
             load_done(x, w, (xfer_ref){0, 0, 0, XFER_PAIR}, p->cycles - read_lag(c));
@@ -2176,6 +2179,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
+        w->probe_rd += pr->bursts;
         w->probe_act += pr->act;
         return at + occ + dram_latency(c);
     }
@@ -2223,6 +2227,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->ld_behind_st = behind;
         w->probe_pj += pj;
+        w->probe_rd += pr->bursts;
         w->probe_act += act;
         /* the next load, issued when the previous tile ended (end1), may
          * arrive while this one still reads and overtake its last bursts;
@@ -2325,6 +2330,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
         wcyc += ref_delay(&x->rs, w->end1, wcyc);
         w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
+        w->probe_wr += pw->bursts;
         w->probe_act += pw->act;
     }
     /* the RQU re-quantizes a finished output tile after its last K tile;
@@ -2601,10 +2607,42 @@ static double background_pj(const mx_arch_config *c, const wr_queue *q, long lon
 
 /* After the walk: the drain of the last stores, the RQU's floor, and the
  * counters and DRAM energy into s. */
-static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
+/* The DMA's whole bursts of the GEMM's loads and stores, counted exactly
+ * into s (the walk's counters are in s already): the walk charges each
+ * tile its shape class's first tile (burst_bytes), but a tile whose rows
+ * or columns start inside a burst moves more.  -1 when a count leaves 64
+ * bits. */
+static int exact_traffic(const walk_ctx *x, const walk_state *w, mx_stats *s, long long *rd, long long *wr)
+{
+    const mx_tiling *tl = x->tl;
+    /* each A tile is loaded once when the loops inside n have one tile each
+     * (A stays while n moves), else once per n tile; B likewise with m;
+     * each output tile is stored once, after its last K tile */
+    const long long inner_a = tl->n_outer ? tl->m_tiles * tl->k_tiles : tl->k_tiles;
+    const long long inner_b = tl->n_outer ? tl->k_tiles : tl->n_tiles * tl->k_tiles;
+    const long long reloads[3] = {inner_a == 1 ? 1 : tl->n_tiles, inner_b == 1 ? 1 : tl->m_tiles, 1};
+    static const int what[3] = {MX_PROBE_A, MX_PROBE_B, MX_PROBE_STORE};
+    long long *field[3] = {&s->dram_read[MX_OP_A], &s->dram_read[MX_OP_B], &s->dram_write[MX_OP_OUT]};
+    const long long walked[3] = {w->ctr.dram_read[MX_OP_A], w->ctr.dram_read[MX_OP_B], w->ctr.dram_write[MX_OP_OUT]};
+    long long bursts[3];
+    for (int i = 0; i < 3; i++) {
+        long long b = mx_cycle_grid_bursts(x->c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, tl, what[i]), by;
+        if (b < 0 || __builtin_mul_overflow(b, reloads[i], &bursts[i]) ||
+            __builtin_mul_overflow(bursts[i], (long long)x->bm.burst, &by))
+            return -1;
+        *field[i] += by - walked[i];
+    }
+    *rd = bursts[0] + bursts[1];
+    *wr = bursts[2];
+    return 0;
+}
+
+static int walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
 {
     const mx_arch_config *c = x->c;
     tile_ctr_add(s, &w->ctr);
+    long long rd_bursts = 0, wr_bursts = 0;
+    if (x->burst_exact && exact_traffic(x, w, s, &rd_bursts, &wr_bursts) != 0) return -1;
     long long total = w->end1;
     if (!c->ideal_memory && w->wq.n > 0) {
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
@@ -2640,12 +2678,19 @@ static void walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
             s->dram_ref = dram_refs(c, s->cycles);
             s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles) +
                                 (double)s->dram_ref * c->dram_cal.ref_pj;
+            if (x->burst_exact) { /* the probes charged each tile its class's RD and WR commands */
+                double pj[MX_DRAM_E_N];
+                mx_dram_energy_per_command(&c->dram, pj);
+                s->dram_energy_pj += (double)(rd_bursts - w->probe_rd) * pj[MX_DRAM_E_RD] +
+                                     (double)(wr_bursts - w->probe_wr) * pj[MX_DRAM_E_WR];
+            }
         } else {
             s->dram_act = (long long)llround(rd * c->dram_cal.act_per_byte);
             s->dram_energy_pj = rd * c->dram_cal.rd_pj_per_byte + wr * c->dram_cal.wr_pj_per_byte +
                                 (double)s->cycles * c->dram_cal.bg_pj_per_cycle;
         }
     }
+    return 0;
 }
 
 /* Tile 1 of the loop order and what it loads (tile 0 loads both): sets
@@ -2805,7 +2850,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         free(x);
         return ANALYTIC_PROBE_FAILED;
     }
-    walk_finish(x, w, s);
+    if (walk_finish(x, w, s) != 0) goto overflow;
     free(x);
     return 0;
 overflow:

@@ -1071,6 +1071,22 @@ long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa
     return bursts;
 }
 
+long long mx_cycle_grid_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_tiling *tl,
+                               int what)
+{
+    uint64_t base = 0;
+    mx_dma_matrix ma, mb, mo;
+    matrix_layout(c, fa, M, K, &base, &ma);
+    matrix_layout(c, fb, N, K, &base, &mb);
+    matrix_layout(c, fo, M, N, &base, &mo);
+    const uint64_t burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES;
+    const uint64_t n = what == MX_PROBE_A   ? mx_dma_grid_bursts(&ma, M, tl->mt, K, tl->kt, burst)
+                       : what == MX_PROBE_B ? mx_dma_grid_bursts(&mb, N, tl->nt, K, tl->kt, burst)
+                                            : mx_dma_grid_bursts(&mo, M, tl->mt, N, tl->nt, burst);
+    return n > (uint64_t)LLONG_MAX ? -1 : (long long)n;
+}
+
 long long mx_cycle_tile_sram_stall(const mx_arch_config *c, const mx_operand_fmt *fa,
                                    const mx_operand_fmt *fb, long long m, long long n, long long k)
 {

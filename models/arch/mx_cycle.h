@@ -90,6 +90,13 @@ typedef struct {
 long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what);
+/* The sum of mx_cycle_tile_bursts over every tile of the GEMM's tiling for
+ * one operand (what: MX_PROBE_A, _B or _STORE), each tile once; -1 when it
+ * leaves 64 bits.  Time bounded by the burst and scale-block periods, not
+ * by the tile count (mx_dma_grid_bursts). */
+long long mx_cycle_grid_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                               const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_tiling *tl,
+                               int what);
 int mx_cycle_probe_tile(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         long long r0, long long m, long long n0, long long n, long long k0, long long k,

@@ -86,6 +86,22 @@ int mx_dma_stream_next_fn(void *s, uint64_t *addr);
 /* Bursts the stream moves in total (from its start; s is not advanced). */
 uint64_t mx_dma_stream_bursts(const mx_dma_stream *s);
 
+/* The same counts without stepping a stream, for the analytic engine's
+ * traffic counters (a GEMM may have 2^48 rows).  UINT64_MAX when the count
+ * leaves 64 bits. */
+/* Bursts of mx_dma_stream_add_segments(base, stride, len, count) in a
+ * stream of their own. */
+uint64_t mx_dma_segments_bursts(uint64_t base, uint64_t stride, uint64_t len, uint64_t count, uint64_t burst);
+/* Bursts of mx_dma_stream_add_tile(m, r0, nr, c0, nc) in a stream of its
+ * own. */
+uint64_t mx_dma_tile_bursts(const mx_dma_matrix *m, long long r0, long long nr, long long c0, long long nc,
+                            uint64_t burst);
+/* The sum of mx_dma_tile_bursts over a grid of tiles covering rows x cols of
+ * m: tiles rt x ct from (0, 0), the last row and column of tiles cut at the
+ * matrix's edge; each tile once. */
+uint64_t mx_dma_grid_bursts(const mx_dma_matrix *m, long long rows, long long rt, long long cols, long long ct,
+                            uint64_t burst);
+
 #ifdef __cplusplus
 }
 #endif
