@@ -1317,31 +1317,64 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
 typedef struct {
     int on;
     double first, share; /* first REF due; tRFC / tREFI */
+    double step, rfc;    /* tREFI / ranks between REFs; tRFC */
+    double exact_end;    /* loads: first-round REFs placed exactly before, expectation after */
+    int ranks, channels;
 } ref_sched;
 
 static ref_sched ref_sched_of(const mx_arch_config *c, int use_probes)
 {
-    ref_sched r = {0, 0, 0};
+    ref_sched r = {0, 0, 0, 0, 0, 0, 0, 0};
     if (!use_probes || !c->dram.refresh) return r;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     r.on = 1;
     r.first = (double)(c->dram.t.tREFI / c->dram.ranks) * ratio;
     r.share = (double)c->dram.t.tRFC / (double)c->dram.t.tREFI;
+    r.step = r.first;
+    r.rfc = (double)c->dram.t.tRFC * ratio;
+    r.ranks = c->dram.ranks;
+    r.channels = c->dram.channels;
+    r.exact_end = r.step * (r.ranks + 0.5);
     return r;
 }
 
-/* Cycles a transfer occupying the DRAM over [start, start + len) loses to
- * refresh, in expectation: none before the first REF (a GEMM starts on an
- * idle, freshly refreshed DRAM, as in the cycle engine); after it, each
- * rank holds its share (1 / ranks) of the transfer for tRFC every tREFI,
- * i.e. tRFC / tREFI of the transfer's length.  A function of len alone once
- * past the first REF, so the walk's periods stay periods. */
-static long long ref_delay(const ref_sched *rs, long long start, long long len)
+/* Cycles a transfer occupying the DRAM over [start, start + len) and
+ * touching `ranks` (bit channel * ranks + rank) loses to refresh.  A store
+ * (used NULL: its drain is not on this timeline) in expectation from the
+ * first REF, as below.  A load: the first round of REFs (rank r at (r + 1)
+ * tREFI / ranks, the last at tREFI) is placed where the cycle engine's
+ * falls: one due inside the load on a rank it reads holds that rank's
+ * bursts for all of tRFC (the controller closes the rank's banks and
+ * serves no request of it until the REF ends); charged once (*used), and
+ * not to a load whose own probe, from an idle DRAM, already ran into it.
+ * From half a step after tREFI on (the mean phase of the next REF), in
+ * expectation: each rank holds its share (1 / ranks) of the transfer for
+ * tRFC every tREFI, i.e. tRFC / tREFI of the transfer's length, a function
+ * of len alone, so the walk's periods stay periods. */
+static long long ref_delay(const ref_sched *rs, long long start, long long len, uint64_t ranks, uint64_t *used)
 {
     if (!rs->on || len <= 0) return 0;
-    double after = (double)(start + len) - (start > rs->first ? (double)start : rs->first);
-    if (after <= 0) return 0;
-    return llround(after * rs->share); /* nearest: no bias over many short transfers */
+    double d = 0;
+    if (!used) { /* a store: in expectation from the first REF */
+        double after = (double)(start + len) - (start > rs->first ? (double)start : rs->first);
+        return after > 0 ? llround(after * rs->share) : 0;
+    }
+    for (int r = 0; r < rs->ranks && r < 64 && (double)start < rs->exact_end; r++) {
+        uint64_t m = 0;
+        for (int ch = 0; ch < rs->channels && ch * rs->ranks + r < 64; ch++) m |= 1ull << (ch * rs->ranks + r);
+        if (!(ranks & m) || (*used >> r & 1)) continue;
+        const double due = rs->step * (r + 1);
+        if ((double)len >= rs->first && due < (double)(start + len)) { /* its probe (from an idle DRAM) had a REF */
+            *used |= 1ull << r;
+            continue;
+        }
+        if (due < (double)start || due >= (double)(start + len)) continue;
+        d += rs->rfc;
+        *used |= 1ull << r;
+    }
+    double after = (double)(start + len) - (start > rs->exact_end ? (double)start : rs->exact_end);
+    if (after > 0) d += after * rs->share;
+    return llround(d); /* nearest: no bias over many short transfers */
 }
 
 /* The ids of the A tile (m, k) and the B tile (k, n) of tile (mi, ni, ki):
@@ -1378,6 +1411,7 @@ typedef struct {
     long long probe_rd, probe_wr;      /* RD and WR commands in probe_pj (exact_traffic) */
     double probe_pj;
     tile_ctr ctr;
+    uint64_t ref_used; /* first-round REFs already charged to a load (ref_delay) */
 } walk_state;
 
 /* The state relative to the last compute end, with values that can no
@@ -1548,9 +1582,9 @@ static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long 
         return 0;
     }
     if (f->period > 0) return 0;
-    /* before the first REF the walk is not yet time-invariant (ref_delay):
-     * no state from then may found a period */
-    if (rs->on && (double)w->end2 < rs->first) return 0;
+    /* before the expected refresh starts the walk is not time-invariant
+     * (ref_delay): no state from then may found a period */
+    if (rs->on && (double)w->end2 < rs->exact_end) return 0;
     walk_key k;
     walk_key_of(w, double_buffer, &k);
     int slot = (int)(*x % (WALK_PERIOD_MAX + 1));
@@ -2106,6 +2140,35 @@ static long long load_overtaken(walk_ctx *x, const xfer_ref *me, const mx_tile_p
     return delay;
 }
 
+/* The first two loads, issued together, when the third (issued as tile 0
+ * ends, end1) arrives before the second's last reads: FR-FCFS serves the
+ * third's row hits among them, and the second's data is in only with
+ * them, as load_overtaken for later loads.  The three probed as one
+ * sequence (the third from its arrival), without refresh; returns how much
+ * later the second's data is in (the channel time is unchanged), and sets
+ * ovt_next to the third's data time when it was probed whole (at most
+ * PROBE_EDGE bursts; a longer one: its head only).  DDR4 8x8 os MXSF
+ * 32x16x336: load 2 comes at 873, the pair alone has load 1 in at 1058,
+ * the cycle engine at 1268 with load 2's at 1273. */
+static long long pair_overtaken(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki)
+{
+    xfer_ref nx;
+    if (next_load_ref(x, mi, ni, ki, &nx) <= 0) return 0;
+    const mx_arch_config *c = &x->c_noref;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    mx_probe_xfer xf[3] = {x->pair_xf[0], x->pair_xf[1], xfer_of(x, &nx)};
+    const long long nb = mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[2].r0, xf[2].m,
+                                              xf[2].n0, xf[2].n, xf[2].k0, xf[2].k, xf[2].what);
+    if (nb > PROBE_EDGE) xf[2].limit = PROBE_EDGE; /* its head meets the pair's tail */
+    mx_tile_probe alone[2], pp[2];
+    if (walk_probe_seq(x, c, xf, 2, 0, alone) != 0) return 0;
+    const long long clk = (long long)floor((double)w->end1 / ratio);
+    if (walk_probe_seq(x, c, xf, 3, clk, pp) != 0) return 0;
+    const long long delay = mx_llmax(0, pp[0].cycles - alone[1].cycles);
+    if (delay > 0 && nb <= PROBE_EDGE) w->ovt_next = pp[1].cycles; /* the probe starts with the GEMM */
+    return delay;
+}
+
 /* Tile (mi, ni, ki)'s load (if any of its operands is not resident): the
  * cycle its data is in the buffer (0: nothing to load). */
 /* DRAM bytes of the load of operand `op` (MX_PROBE_A or MX_PROBE_B) of tile
@@ -2135,11 +2198,15 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const mx_tile_probe *p = &x->pair[w->t];
         w->dram_free = mx_llmax(w->dram_free, mx_llmax(1, p->cycles - dram_latency(c)));
         dram_busy(&w->wq, 0, w->dram_free, p->ranks);
+        for (int r = 0; x->rs.on && r < x->rs.ranks && r < 64; r++) /* the probe ran on the GEMM's own clock */
+            if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
             load_done(x, w, (xfer_ref){0, 0, 0, XFER_PAIR}, p->cycles - read_lag(c));
+            /* the third load, issued as tile 0 ends, may overtake its last reads */
+            if (tl->double_buffer && w->end1 < w->dram_free) return p->cycles + pair_overtaken(x, w, mi, ni, ki);
         }
         return p->cycles;
     }
@@ -2219,7 +2286,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
                 act = ap->act;
             }
         }
-        long long rd = ref_delay(&x->rs, want, occ);
+        long long rd = ref_delay(&x->rs, want, occ, xfer_ranks(x, &w->wq, &me, pr->ranks), &w->ref_used);
         const int stream = w->ld_cls >= 0 && want == w->dram_free; /* right behind the last load */
         const long long prev_issue = w->wq.ld_issue;                /* its last request's CAS */
         w->dram_free = want + occ + rd;
@@ -2328,7 +2395,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
                                   : NULL;
     if (pw) { /* channel time: the probe's, less the latency of its last write */
         wcyc = mx_llmax(1, pw->cycles - c->dram_cal.write_latency) + dram_cycles(c, extra, 1);
-        wcyc += ref_delay(&x->rs, w->end1, wcyc);
+        wcyc += ref_delay(&x->rs, w->end1, wcyc, pw->ranks, NULL);
         w->probe_pj += pw->cmd_pj + (double)extra * c->dram_cal.wr_pj_per_byte;
         w->probe_wr += pw->bursts;
         w->probe_act += pw->act;
