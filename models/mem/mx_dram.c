@@ -114,12 +114,34 @@ static void map_addr(const addr_map *m, uint64_t addr, int f[F_N])
 /* What a request needs: its channel, its flat bank in the channel (rank,
  * bank group, bank) and its row, without the column (every request's path). */
 typedef struct { int ch, bank, row; } req_place;
-static inline req_place map_place(const addr_map *m, const mx_dram_config *c, uint64_t addr)
+
+/* The flat bank's fields, decoded once: (ra * bankgroups + bg) *
+ * banks_per_group + ba with power-of-two counts is (ra << (wbg + wba)) |
+ * (bg << wba) | ba, and one shift and mask when the mapping keeps ra, bg,
+ * ba adjacent in that order (HBM2's rorabgbachco). */
+typedef struct {
+    int contig;                      /* ra bg ba adjacent: bank = (a >> pos) & mask */
+    int pos;                         /* ba's position */
+    uint64_t mask;                   /* all three fields' width */
+    int ra_sh, bg_sh;                /* otherwise: ra, bg shifted into place */
+} bank_map;
+
+static void bank_map_build(const addr_map *m, bank_map *bm)
+{
+    bm->contig = m->pos[F_BG] == m->pos[F_BA] + m->width[F_BA] && m->pos[F_RA] == m->pos[F_BG] + m->width[F_BG];
+    bm->pos = m->pos[F_BA];
+    bm->mask = (UINT64_C(1) << (m->width[F_RA] + m->width[F_BG] + m->width[F_BA])) - 1;
+    bm->bg_sh = m->width[F_BA];
+    bm->ra_sh = m->width[F_BA] + m->width[F_BG];
+}
+
+static inline req_place map_place(const addr_map *m, const bank_map *bm, uint64_t addr)
 {
     const uint64_t a = addr >> m->shift;
 #define FIELD(k) ((int)((a >> m->pos[k]) & m->mask[k]))
-    req_place p = {FIELD(F_CH), (FIELD(F_RA) * c->bankgroups + FIELD(F_BG)) * c->banks_per_group + FIELD(F_BA),
-                   FIELD(F_RO)};
+    const int bank = bm->contig ? (int)((a >> bm->pos) & bm->mask)
+                                : (FIELD(F_RA) << bm->ra_sh) | (FIELD(F_BG) << bm->bg_sh) | FIELD(F_BA);
+    req_place p = {FIELD(F_CH), bank, FIELD(F_RO)};
 #undef FIELD
     return p;
 }
@@ -263,6 +285,9 @@ typedef struct {
     int *free_slots, nfree;
     int n;
     int *head, *tail;                /* per bank, -1 if none */
+    int *cnt;                        /* per bank: requests in the list */
+    int32_t *urow;                   /* per bank: the row of every request in the list, -1 if they
+                                        differ (set when a list starts; do_act counts hits from it) */
     uint64_t *mask;                  /* banks with requests  */
 } queue_t;
 
@@ -281,6 +306,9 @@ typedef struct {
     rank_st *rank;
     queue_t rq, wq;
     uint32_t *nhit[2];               /* per bank: requests of queue [0]=read [1]=write hitting the open row */
+    int *ohit[2];                    /* per bank, valid while nhit > 0: the oldest of those (rescan's
+                                        CAS candidate, without walking the bank's list) */
+    uint64_t *hmask[2];              /* banks with nhit > 0, per queue (rescan_cas visits only those) */
     int draining;
     int ref_pending;                 /* REFs due, not issued, over the ranks */
     uint64_t ref_due;                /* least ref_due of the ranks          */
@@ -296,6 +324,7 @@ typedef struct {
 struct mx_dram {
     mx_dram_config c;
     addr_map m;
+    bank_map bm;                     /* m's flat bank, for map_place */
     dram_tm tm;
     int nbank, bpr;                  /* banks per channel, per rank */
     int rank_sh, group_sh;           /* flat bank >> rank_sh = rank, >> group_sh = flat group */
@@ -356,8 +385,11 @@ static void free_channels(mx_dram *d)
         for (int w = 0; w < 2; w++) {
             queue_t *q = w ? &ch->wq : &ch->rq;
             free(q->pool); free(q->free_slots); free(q->head); free(q->tail); free(q->mask);
+            free(q->cnt); free(q->urow);
         }
         free(ch->nhit[0]); free(ch->nhit[1]);
+        free(ch->ohit[0]); free(ch->ohit[1]);
+        free(ch->hmask[0]); free(ch->hmask[1]);
     }
     free(d->ch);
 }
@@ -379,7 +411,9 @@ static int queue_init(queue_t *q, int size, int nbank, int words)
     q->head = malloc((size_t)nbank * sizeof *q->head);
     q->tail = malloc((size_t)nbank * sizeof *q->tail);
     q->mask = calloc((size_t)words, sizeof *q->mask);
-    if (!q->pool || !q->free_slots || !q->head || !q->tail || !q->mask) return -1;
+    q->cnt = calloc((size_t)nbank, sizeof *q->cnt);
+    q->urow = calloc((size_t)nbank, sizeof *q->urow);
+    if (!q->pool || !q->free_slots || !q->head || !q->tail || !q->mask || !q->cnt || !q->urow) return -1;
     for (int i = 0; i < size; i++) q->free_slots[i] = size - 1 - i;
     q->nfree = size;
     for (int b = 0; b < nbank; b++) q->head[b] = q->tail[b] = -1;
@@ -400,8 +434,16 @@ static inline int queue_push(queue_t *q, uint64_t addr, uint64_t id, uint64_t ar
     e->bank = b;
     e->next = -1;
     e->prev = q->tail[b];
-    if (q->tail[b] >= 0) q->pool[q->tail[b]].next = s;
-    else { q->head[b] = s; q->mask[b >> 6] |= UINT64_C(1) << (b & 63); }
+    if (q->tail[b] >= 0) {
+        q->pool[q->tail[b]].next = s;
+        q->cnt[b]++;
+        if (q->urow[b] != row) q->urow[b] = -1;
+    } else {
+        q->head[b] = s;
+        q->mask[b >> 6] |= UINT64_C(1) << (b & 63);
+        q->cnt[b] = 1;
+        q->urow[b] = row;
+    }
     q->tail[b] = s;
     q->n++;
     return s;
@@ -416,6 +458,7 @@ static void queue_remove(queue_t *q, int s)
     if (e->next >= 0) q->pool[e->next].prev = e->prev;
     else q->tail[b] = e->prev;
     if (q->head[b] < 0) q->mask[b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    q->cnt[b]--;
     q->free_slots[q->nfree++] = s;
     q->n--;
 }
@@ -428,6 +471,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     d->fly_next = UINT64_MAX;
     d->c = *c;
     build_map(c, &d->m, NULL, 0);
+    bank_map_build(&d->m, &d->bm);
     derive_timing(c, &d->tm);
     d->bpr = c->bankgroups * c->banks_per_group;
     d->nbank = c->ranks * d->bpr;
@@ -446,7 +490,12 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
             goto oom;
         ch->nhit[0] = calloc((size_t)d->nbank, sizeof(uint32_t));
         ch->nhit[1] = calloc((size_t)d->nbank, sizeof(uint32_t));
-        if (!ch->bank || !ch->group || !ch->rank || !ch->nhit[0] || !ch->nhit[1])
+        ch->ohit[0] = calloc((size_t)d->nbank, sizeof(int));
+        ch->ohit[1] = calloc((size_t)d->nbank, sizeof(int));
+        ch->hmask[0] = calloc((size_t)d->mask_words, sizeof(uint64_t));
+        ch->hmask[1] = calloc((size_t)d->mask_words, sizeof(uint64_t));
+        if (!ch->bank || !ch->group || !ch->rank || !ch->nhit[0] || !ch->nhit[1] || !ch->ohit[0] || !ch->ohit[1] ||
+            !ch->hmask[0] || !ch->hmask[1])
             goto oom;
         for (int b = 0; b < d->nbank; b++) ch->bank[b].row = -1;
         /* staggered refresh as DRAMsim3's RANK_LEVEL_STAGGERED: one rank
@@ -510,12 +559,18 @@ static void update_mode(const mx_dram *d, chan_t *ch)
     ch->draining = wq > 0 && (rq == 0 || wq >= d->c.write_high || (ch->draining && wq > d->c.write_low));
 }
 
-/* Earliest first, then oldest. */
+typedef unsigned __int128 cand_key; /* (at, seq): one compare, no branch */
+static inline cand_key ckey(uint64_t at, uint64_t seq) { return (cand_key)at << 64 | seq; }
+
+/* Earliest first, then oldest.  Without a branch: which offer wins is data
+ * (mispredicted branches were much of rescan's and add's time). */
 static inline void offer(cand_t *best, int kind, int idx, uint64_t at, uint64_t seq)
 {
-    if (at < best->at || (at == best->at && seq < best->seq)) {
-        best->kind = kind; best->idx = idx; best->at = at; best->seq = seq;
-    }
+    const int t = ckey(at, seq) < ckey(best->at, best->seq);
+    best->kind = t ? kind : best->kind;
+    best->idx = t ? idx : best->idx;
+    best->at = t ? at : best->at;
+    best->seq = t ? seq : best->seq;
 }
 
 static void set_next(chan_t *ch, uint64_t tmin)
@@ -527,10 +582,40 @@ static void set_next(chan_t *ch, uint64_t tmin)
     ch->next = nx < tmin ? tmin : nx;
 }
 
+/* rescan_cas's hit class, w constant (the read or write times). */
+static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram *d, chan_t *ch, uint64_t tmin, int w)
+{
+    const queue_t *q = w ? &ch->wq : &ch->rq;
+    const int *ohit = ch->ohit[w];
+    int hidx = -1;
+    cand_key best = ckey(UINT64_MAX, UINT64_MAX);
+    for (int k = 0; k < d->mask_words; k++)
+        for (uint64_t m = ch->hmask[w][k]; m;) {
+            const int b1 = k * 64 + __builtin_ctzll(m);
+            m &= m - 1;
+            const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
+            m &= m - 1;
+            const int s1 = ohit[b1], s2 = ohit[b2];
+            const cand_key k1 = ckey(clampu(cas_ready(d, ch, b1, w), tmin), q->pool[s1].seq);
+            const cand_key k2 = ckey(clampu(cas_ready(d, ch, b2, w), tmin), q->pool[s2].seq);
+            const int t1 = k1 < best;
+            hidx = t1 ? s1 : hidx;
+            best = t1 ? k1 : best;
+            const int t2 = k2 < best;
+            hidx = t2 ? s2 : hidx;
+            best = t2 ? k2 : best;
+        }
+    ch->hit.kind = hidx >= 0 ? CAND_CAS : CAND_NONE;
+    ch->hit.idx = hidx;
+    ch->hit.at = (uint64_t)(best >> 64);
+    ch->hit.seq = (uint64_t)best;
+}
+
 /* One candidate per class: refresh work, row hit (oldest first among the
  * earliest), other (ACT or PRE, oldest first among the earliest).  Times are
- * clamped to tmin, the first clock a command may use. */
-static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
+ * clamped to tmin, the first clock a command may use.  rescan_slow: with a
+ * refresh pending; rescan below gives the same result without. */
+static __attribute__((noinline)) void rescan_slow(mx_dram *d, chan_t *ch, uint64_t tmin)
 {
     /* the candidates in locals, stored once at the end: offer() through ch
      * would keep them in memory, and a struct copied into ch then read
@@ -550,6 +635,7 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
     int w = ch->draining;
     const queue_t *q = w ? &ch->wq : &ch->rq;
     const uint32_t *nhit = ch->nhit[w];
+    const int *ohit = ch->ohit[w];
     /* per bank with requests: the oldest row hit (CAS); else, for a closed
      * bank an ACT, for an open one a PRE if no request hits its row */
     for (int k = 0; k < d->mask_words; k++)
@@ -563,13 +649,84 @@ static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
             } else if (nhit[b] == 0) {
                 offer(&other, CAND_PRE, s, clampu(bk->pre, tmin), q->pool[s].seq);
             } else {
-                while (q->pool[s].row != bk->row) s = q->pool[s].next;
+                s = ohit[b];
                 offer(&hit, CAND_CAS, s, clampu(cas_ready(d, ch, b, w), tmin), q->pool[s].seq);
             }
         }
     ch->ref = ref;
     ch->hit = hit;
     ch->other = other;
+    set_next(ch, tmin);
+}
+
+/* rescan without a refresh pending: the hit class over the banks with hits
+ * (rescan_cas_hits), the other class over the banks with requests and none,
+ * each two at a time with the best kept without branches (as rescan_cas). */
+static inline __attribute__((always_inline)) void rescan_other(const mx_dram *d, chan_t *ch, uint64_t tmin, int w)
+{
+    const queue_t *q = w ? &ch->wq : &ch->rq;
+    int oidx = -1, okind = CAND_NONE;
+    cand_key best = ckey(UINT64_MAX, UINT64_MAX);
+    for (int k = 0; k < d->mask_words; k++)
+        for (uint64_t m = q->mask[k] & ~ch->hmask[w][k]; m;) {
+            const int b1 = k * 64 + __builtin_ctzll(m);
+            m &= m - 1;
+            const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
+            m &= m - 1;
+            const int s1 = q->head[b1], s2 = q->head[b2];
+            /* closed: an ACT; open without hits: a PRE */
+            const int c1 = ch->bank[b1].row < 0, c2 = ch->bank[b2].row < 0;
+            const int64_t a1 = act_ready(d, ch, b1), p1 = ch->bank[b1].pre;
+            const int64_t a2 = act_ready(d, ch, b2), p2 = ch->bank[b2].pre;
+            const cand_key k1 = ckey(clampu(c1 ? a1 : p1, tmin), q->pool[s1].seq);
+            const cand_key k2 = ckey(clampu(c2 ? a2 : p2, tmin), q->pool[s2].seq);
+            const int t1 = k1 < best;
+            oidx = t1 ? s1 : oidx;
+            okind = t1 ? (c1 ? CAND_ACT : CAND_PRE) : okind;
+            best = t1 ? k1 : best;
+            const int t2 = k2 < best;
+            oidx = t2 ? s2 : oidx;
+            okind = t2 ? (c2 ? CAND_ACT : CAND_PRE) : okind;
+            best = t2 ? k2 : best;
+        }
+    ch->other.kind = okind;
+    ch->other.idx = oidx;
+    ch->other.at = (uint64_t)(best >> 64);
+    ch->other.seq = (uint64_t)best;
+}
+
+static __attribute__((noinline)) void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
+{
+    if (ch->ref_pending) { rescan_slow(d, ch, tmin); return; }
+    ch->ref.kind = CAND_NONE;
+    ch->ref.idx = -1;
+    ch->ref.at = UINT64_MAX;
+    ch->ref.seq = UINT64_MAX;
+    if (ch->draining) { rescan_cas_hits(d, ch, tmin, 1); rescan_other(d, ch, tmin, 1); }
+    else { rescan_cas_hits(d, ch, tmin, 0); rescan_other(d, ch, tmin, 0); }
+    set_next(ch, tmin);
+}
+
+/* rescan's result after a CAS on bank cb, without recomputing the other
+ * class, which the CAS cannot change: no bank's ACT time moves, only cb's
+ * PRE time, and cb (a hit bank before) joins the class only as a PRE if its
+ * last hit left.  The caller guarantees no refresh is pending and the kept
+ * candidate's time is >= tmin, so every member's time was clamped no lower
+ * than tmin: clamping to tmin now changes none of them, nor the winner
+ * (earliest, then oldest).  The hit class: its banks two at a time (a lone
+ * bank paired with itself, a no-op) and the best kept without branches,
+ * since the bank count and the winner are data (mispredicted branches were
+ * most of rescan's cost). */
+static __attribute__((noinline)) void rescan_cas(mx_dram *d, chan_t *ch, uint64_t tmin, int cb)
+{
+    const int w = ch->draining;
+    const queue_t *q = w ? &ch->wq : &ch->rq;
+    if (ch->nhit[w][cb] == 0 && q->head[cb] >= 0) { /* cb's last hit left, requests remain: a PRE */
+        const int s = q->head[cb];
+        offer(&ch->other, CAND_PRE, s, clampu(ch->bank[cb].pre, tmin), q->pool[s].seq);
+    }
+    if (w) rescan_cas_hits(d, ch, tmin, 1);
+    else rescan_cas_hits(d, ch, tmin, 0);
     set_next(ch, tmin);
 }
 
@@ -621,16 +778,24 @@ static inline const inflight_t *ring_at(const struct inflight_ring *r, size_t i)
 static void retire(mx_dram *d)
 {
     if (d->fly_next > d->now) return; /* nothing due: the common case, per clock */
+    const uint64_t now = d->now;
     uint64_t next = UINT64_MAX;
     for (int k = 0; k < 3; k++) {
         struct inflight_ring *r = &d->fly[k];
-        const inflight_t *e;
-        for (; r->due < r->n && (e = ring_at(r, r->due))->r.done <= d->now; r->due++) {
-            if (e->r.is_write) d->st.writes_done++;
-            else { d->st.reads_done++; d->st.read_latency_sum += e->r.done - e->r.arrive; }
-            d->fn++;
+        size_t i = r->due;
+        uint64_t lat = 0;
+        for (; i < r->n; i++) {
+            const inflight_t *e = ring_at(r, i);
+            if (e->r.done > now) { if (e->r.done < next) next = e->r.done; break; }
+            lat += e->r.done - e->r.arrive;
         }
-        if (r->due < r->n && ring_at(r, r->due)->r.done < next) next = ring_at(r, r->due)->r.done;
+        /* counted in sums, in registers: a ring holds one kind (fly_push's
+         * callers), writes in FLY_WR, reads in the others */
+        const size_t c = i - r->due;
+        if (k == FLY_WR) d->st.writes_done += c;
+        else { d->st.reads_done += c; d->st.read_latency_sum += lat; }
+        d->fn += c;
+        r->due = i;
     }
     d->fly_next = next;
 }
@@ -687,6 +852,8 @@ static void close_bank(mx_dram *d, chan_t *ch, int b, int64_t pre_at, uint64_t n
     r->ref = mx_llmax(r->ref, pre_at + d->tm.tRP);
     bk->row = -1;
     ch->nhit[0][b] = ch->nhit[1][b] = 0;
+    ch->hmask[0][b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    ch->hmask[1][b >> 6] &= ~(UINT64_C(1) << (b & 63));
     bg_change(r, now, -1);
     d->st.pre++;
 }
@@ -714,8 +881,15 @@ static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
     for (int w = 0; w < 2; w++) { /* requests that now hit this row */
         const queue_t *q = w ? &ch->wq : &ch->rq;
         int n = 0;
-        for (int s = q->head[b]; s >= 0; s = q->pool[s].next) n += q->pool[s].row == row;
+        if (q->head[b] >= 0 && q->urow[b] >= 0) { /* one row in the list: no walk */
+            if (q->urow[b] == row) { n = q->cnt[b]; ch->ohit[w][b] = q->head[b]; }
+        } else {
+            for (int s = q->head[b]; s >= 0; s = q->pool[s].next)
+                if (q->pool[s].row == row && n++ == 0) ch->ohit[w][b] = s;
+        }
         ch->nhit[w][b] = (uint32_t)n;
+        if (n) ch->hmask[w][b >> 6] |= UINT64_C(1) << (b & 63);
+        else ch->hmask[w][b >> 6] &= ~(UINT64_C(1) << (b & 63));
     }
     bg_change(r, now, +1);
     d->st.act++;
@@ -736,7 +910,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     rank_st *own = &ch->rank[ri];
     own->rd = mx_llmax(own->rd, t + (w ? tm->wr_rd_S : tm->rd_rd_S));
     own->wr = mx_llmax(own->wr, t + (w ? tm->wr_wr_S : tm->rd_wr));
-    for (int r = 0; r < d->c.ranks; r++) { /* the other ranks: the data bus turnaround */
+    for (int r = 0; d->c.ranks > 1 && r < d->c.ranks; r++) { /* the other ranks: the data bus turnaround */
         if (r == ri) continue;
         rank_st *rk = &ch->rank[r];
         rk->rd = mx_llmax(rk->rd, t + (w ? tm->wr_rd_O : tm->rd_rd_O));
@@ -745,9 +919,16 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     g->rd = mx_llmax(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
     g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
     bk->pre = mx_llmax(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
+    const int after = rq->next; /* before the slot is freed */
     queue_remove(q, idx);
     queue_moved(d, ch, w, -1);
-    ch->nhit[w][b]--;
+    if (--ch->nhit[w][b] == 0) {
+        ch->hmask[w][b >> 6] &= ~(UINT64_C(1) << (b & 63));
+    } else if (ch->ohit[w][b] == idx) { /* the next hit: after the oldest, as all others */
+        int s = after;
+        while (q->pool[s].row != bk->row) s = q->pool[s].next;
+        ch->ohit[w][b] = s;
+    }
     if (d->c.page_policy == MX_PAGE_CLOSED)
         close_bank(d, ch, b, bk->pre, now); /* auto-precharge at the earliest legal PRE */
     if (w) d->st.wr++;
@@ -786,17 +967,28 @@ static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
                     : ch->other.at <= now ? &ch->other : NULL;
     if (!c) { set_next(ch, now + 1); return; }
     int w = ch->draining;
-    const req_t *rq = c->kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->pool[c->idx] : NULL;
-    switch (c->kind) {
-    case CAND_CAS: do_cas(d, ch, w, c->idx, now); break;
-    case CAND_ACT: do_act(d, ch, rq->bank, rq->row, now); break;
-    case CAND_PRE:
+    const int kind = c->kind;
+    const req_t *rq = kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->pool[c->idx] : NULL;
+    /* CAS first, by branches, not a switch: its indirect jump mispredicted
+     * at every ACT or PRE among the CASes */
+    if (kind == CAND_CAS) {
+        const int b = rq->bank;
+        do_cas(d, ch, w, c->idx, now);
+        /* rescan_cas's conditions: same active queue, the bank still open
+         * (open page), no refresh pending, the other class not earlier */
+        if (ch->draining == w && d->c.page_policy == MX_PAGE_OPEN && !ch->ref_pending && ch->other.at >= now + 1) {
+            rescan_cas(d, ch, now + 1, b);
+            return;
+        }
+    } else if (kind == CAND_ACT) {
+        do_act(d, ch, rq->bank, rq->row, now);
+    } else if (kind == CAND_PRE) {
         ch->bank[rq->bank].conflict_pre = 1;
         close_bank(d, ch, rq->bank, (int64_t)now, now);
-        break;
-    case CAND_REFPRE: close_bank(d, ch, c->idx, (int64_t)now, now); break;
-    case CAND_REF: do_ref(d, ch, c->idx, now); break;
-    default: break;
+    } else if (kind == CAND_REFPRE) {
+        close_bank(d, ch, c->idx, (int64_t)now, now);
+    } else if (kind == CAND_REF) {
+        do_ref(d, ch, c->idx, now);
     }
     rescan(d, ch, now + 1);
 }
@@ -830,12 +1022,12 @@ static inline __attribute__((always_inline)) int add_mapped(mx_dram *d, req_plac
 
 int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
-    return add_mapped(d, map_place(&d->m, &d->c, addr), addr, is_write, id);
+    return add_mapped(d, map_place(&d->m, &d->bm, addr), addr, is_write, id);
 }
 
 int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
-    const req_place p = map_place(&d->m, &d->c, addr);
+    const req_place p = map_place(&d->m, &d->bm, addr);
     const chan_t *ch = &d->ch[p.ch];
     if (is_write ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) return -1;
     return add_mapped(d, p, addr, is_write, id);
@@ -863,7 +1055,10 @@ static inline __attribute__((always_inline)) int add_mapped(mx_dram *d, req_plac
     queue_moved(d, ch, is_write, +1);
     bank_st *bk = &ch->bank[b];
     int hit = bk->row == p.row;
-    if (hit) ch->nhit[is_write][b]++;
+    if (hit && ch->nhit[is_write][b]++ == 0) {
+        ch->ohit[is_write][b] = idx;
+        ch->hmask[is_write][b >> 6] |= UINT64_C(1) << (b & 63);
+    }
     int was = ch->draining;
     update_mode(d, ch);
     if (ch->draining != was) { rescan(d, ch, d->now); return 0; } /* the active queue switched */
@@ -873,10 +1068,14 @@ static inline __attribute__((always_inline)) int add_mapped(mx_dram *d, req_plac
         return 0;
     }
     /* the youngest request: it becomes a candidate only by being strictly earlier */
-    if (hit) offer(&ch->hit, CAND_CAS, idx, clampu(cas_ready(d, ch, b, is_write), d->now), seq);
-    else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, clampu(act_ready(d, ch, b), d->now), seq);
-    else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, clampu(bk->pre, d->now), seq);
-    set_next(ch, d->now);
+    uint64_t at = UINT64_MAX;
+    if (hit) offer(&ch->hit, CAND_CAS, idx, at = clampu(cas_ready(d, ch, b, is_write), d->now), seq);
+    else if (bk->row < 0) offer(&ch->other, CAND_ACT, idx, at = clampu(act_ready(d, ch, b), d->now), seq);
+    else if (ch->nhit[is_write][b] == 0) offer(&ch->other, CAND_PRE, idx, at = clampu(bk->pre, d->now), seq);
+    /* set_next(ch, d->now) in short: every channel's next is >= now between
+     * clocks (a tick leaves none below now + 1), so clamping the old least
+     * to now gave next, and the offer lowered at most one class to at >= now */
+    if (at < ch->next) ch->next = at;
     return 0;
 }
 
