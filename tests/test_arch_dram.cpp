@@ -1085,3 +1085,32 @@ TEST(DramLoad, FirstRefreshInsideALoadHoldsItForTrfc)
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
     cycles_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "mxsf", 13, 2016, 2, 0.05); /* -10.9% without */
 }
+
+// A short GEMM's transfers share rows: LPDDR4 32x32 os MXSF 80x16x4 (seed
+// 13, 3 tiles, every transfer in bank 0 of rank 0).  The cycle engine opens
+// 6 rows for the 8 reads and 2 for the 13 writes: the three stores drain as
+// one stream at the end, row hits first, 10 writes in one row and 3 in the
+// next.  Each store probed alone opened both rows again (12 ACTs, +6.9%);
+// and the rank is closed for tRP after each of the 7 PREs, which the
+// background counted as open.  The walk now runs its transfers as one
+// sequence (walk_chain_pj).  Expected: the cycle engine's ACT count and
+// energy (within 1%).  Then a REF due within tRP of the end: LPDDR4 32x32 ws
+// MXSF 16x1451x25 ends at 3615 cycles = 4338 clocks; rank 0's first REF is
+// due at 4330 but must first precharge the open row (tRP 15): not issued
+// before the end (the cycle engine: 0 REFs; the walk charged one, +7.7%).
+TEST(DramEnergy, ShortGemmTransfersShareRowsAndLateRefsWait)
+{
+    mx_stats an, cy;
+    both_engines("lpddr4_2400", 32, MX_DATAFLOW_OS, "mxsf", 80, 16, 4, an, cy);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(cy.dram_act, 8);
+    EXPECT_EQ(cy.dram_pre, 7);
+    EXPECT_EQ(an.dram_act, cy.dram_act); /* 12 with each transfer probed alone */
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.01 * cy.dram_energy_pj);
+    both_engines("lpddr4_2400", 32, MX_DATAFLOW_WS, "mxsf", 16, 1451, 25, an, cy);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(cy.cycles, 3615);
+    EXPECT_EQ(cy.dram_ref, 0);
+    EXPECT_EQ(an.dram_ref, 0);
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.01 * cy.dram_energy_pj);
+}

@@ -673,6 +673,7 @@ typedef struct {
     long long bursts;
     long long ch_bursts;  /* of them in its busiest channel */
     long long tail;       /* channel cycles after its last burst is accepted (probe; -1: none) */
+    long long *start_out, *end_out; /* set to when it began and ended service (walk_chain_pj; NULL: none) */
 } wr_batch;
 /* A store's marginal channel cycles behind the previous one (q's last_mi,
  * last_ni, last_cls) when it arrives `offset` cycles after that one's
@@ -773,6 +774,7 @@ static void wr_queue_pop(wr_queue *q, long long end)
 {
     int i = q->head;
     q->last_end = end;
+    if (q->b[i].end_out) *q->b[i].end_out = end;
     q->split_rest = 0;
     q->last_whole = end - q->last_start == q->b[i].cyc_full;
     q->last_lat = q->b[i].lat;
@@ -822,6 +824,7 @@ static void wr_queue_start(wr_queue *q, long long s)
     int i = q->head;
     if (q->b[i].started) return;
     q->b[i].started = 1;
+    if (q->b[i].start_out) *q->b[i].start_out = s;
     if (s <= q->last_end) { /* streams on behind the previous one */
         q->b[i].cyc = q->b[i].cyc_follow;
         /* arriving after the previous one began, it no longer shares the
@@ -1608,18 +1611,24 @@ static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long 
 /* REF commands of a GEMM lasting `cycles` from an idle DRAM: every rank of
  * every channel, rank r first due at (r + 1) * tREFI / ranks and then every
  * tREFI (mx_dram.c's staggered schedule), those due before the end. */
-static long long dram_refs(const mx_arch_config *c, long long cycles)
+static long long dram_refs(const mx_arch_config *c, long long cycles, uint64_t touched)
 {
     const mx_dram_config *d = &c->dram;
     if (!d->refresh) return 0;
-    const long long end = (long long)floor((double)cycles / (d->tCK_ns * c->clock_ghz));
+    const double end = (double)cycles / (d->tCK_ns * c->clock_ghz);
     const long long step = d->t.tREFI / d->ranks, period = step * d->ranks;
     long long n = 0;
-    for (int r = 0; r < d->ranks; r++) {
-        long long first = step * (r + 1);
-        if (first < end) n += (end - 1 - first) / period + 1;
-    }
-    return n * d->channels;
+    for (int ch = 0; ch < d->channels; ch++)
+        for (int r = 0; r < d->ranks; r++) {
+            /* a REF waits for its rank's open banks to precharge: one that
+             * falls due within tRP of the end is not issued (open page, a
+             * rank the GEMM touched: its rows stay open) */
+            const int open = d->page_policy != MX_PAGE_CLOSED && (touched >> ((ch * d->ranks + r) & 63) & 1);
+            const double last = end - (open ? d->t.tRP : 0);
+            const long long first = step * (r + 1);
+            if ((double)first < last) n += (long long)ceil((last - (double)first) / (double)period);
+        }
+    return n;
 }
 
 /* Bytes the DMA moves for a transfer, in whole bursts (the cycle engine's
@@ -1642,6 +1651,12 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
                                   what);
     return *b * (long long)bm->burst;
 }
+
+/* a transfer in walk_ctx's sequence (walk_chain_pj) */
+typedef struct {
+    long long t, end; /* issued (a load) or began draining (a store); its channel time's end */
+    mx_probe_xfer f;
+} chain_xfer;
 
 #define FOLLOW_AT_MAX 256
 #define OVERTAKE_MAX 256
@@ -1684,6 +1699,12 @@ typedef struct {
                                  (store_phase_adj): [edge m][edge n]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
+    /* GEMMs probed tile by tile (pm.by_sig): every transfer with the time it
+     * was issued or ready, for their command energy as one sequence
+     * (walk_chain_pj); chain_n -1: not usable */
+    chain_xfer chain[2 * PROBE_SIG_TILES + 4];
+    int chain_n;
+    double chain_extra_pj; /* second copies, per byte (not in the sequence) */
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
     long long extra_per_out, extra_rem, rqu_extra_per_out, rqu_extra_rem;
@@ -1714,6 +1735,16 @@ static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
     return (mx_probe_xfer){r->mi * tl->mt, x->dims_m[r->mi == tl->m_tiles - 1], r->ni * tl->nt,
                            x->dims_n[r->ni == tl->n_tiles - 1], st ? 0 : r->ki * tl->kt,
                            st ? 0 : x->dims_k[r->ki == tl->k_tiles - 1], r->what, 0, 0};
+}
+
+/* Transfer f, issued (a load) or ready (a store) at t, into x's sequence. */
+static void chain_add(walk_ctx *x, long long t, long long end, const mx_probe_xfer *f)
+{
+    if (x->chain_n < 0) return;
+    if (x->chain_n >= (int)(sizeof x->chain / sizeof x->chain[0])) { x->chain_n = -1; return; }
+    x->chain[x->chain_n].t = t;
+    x->chain[x->chain_n].end = end;
+    x->chain[x->chain_n++].f = *f;
 }
 
 /* The ranks transfer r touches.  Its probe (memoised by shape class) has
@@ -2201,6 +2232,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         for (int r = 0; x->rs.on && r < x->rs.ranks && r < 64; r++) /* the probe ran on the GEMM's own clock */
             if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
+        if (x->pm.by_sig) chain_add(x, 0, w->dram_free, &x->pair_xf[w->t]);
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
@@ -2246,6 +2278,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
+        if (x->pm.by_sig) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, at, at + occ, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += pr->act;
         return at + occ + dram_latency(c);
@@ -2294,6 +2327,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->ld_behind_st = behind;
         w->probe_pj += pj;
+        if (x->pm.by_sig) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, want, w->dram_free, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += act;
         /* the next load, issued when the previous tile ended (end1), may
@@ -2321,6 +2355,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         }
         return w->dram_free + dram_latency(c) + over;
     }
+    x->chain_n = -1;
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
 }
@@ -2409,6 +2444,16 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         w->rqu_free = avail;
     }
     w->last_avail = mx_llmax(w->last_avail, avail);
+    if (x->pm.by_sig && store) {
+        const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
+        const mx_probe_xfer f = xfer_of(x, &me);
+        if (pw) {
+            chain_add(x, avail, avail, &f);
+            x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
+        } else {
+            x->chain_n = -1;
+        }
+    }
     /* The output half is held until the store has left the buffer.  With a
      * DRAM model: at once when its bursts fit the controllers' write queues
      * below the drain watermark (spread evenly over the channels), else when
@@ -2472,6 +2517,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         }
     }
     const int full = w->wq.n == WR_QUEUE_MAX;
+    if (x->pm.by_sig && pw && x->chain_n > 0) {
+        nbt.start_out = &x->chain[x->chain_n - 1].t;
+        nbt.end_out = &x->chain[x->chain_n - 1].end;
+    }
     wr_queue_push(&w->wq, &nbt);
     if (!full) store_after_load(x, w, (w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX); /* on the rows the last load left open */
     if (ek) w->oidx++;
@@ -2658,7 +2707,7 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
  * standby (IDD2N) or, with a bank open, active standby (IDD3N); open-page
  * banks stay open from a rank's first access on except after a REF until
  * the next access (wr_queue.closed). */
-static double background_pj(const mx_arch_config *c, const wr_queue *q, long long cycles)
+static double background_pj(const mx_arch_config *c, const wr_queue *q, long long cycles, double row_closed)
 {
     double pj[MX_DRAM_E_N];
     mx_dram_energy_per_command(&c->dram, pj);
@@ -2667,7 +2716,8 @@ static double background_pj(const mx_arch_config *c, const wr_queue *q, long lon
     double gaps = q->closed; /* per touched rank, after REFs */
     if (q->busy_end >= 0 && cycles > q->busy_end) gaps += closed_in_gap((double)(cycles - q->busy_end), q->refi);
     /* open time summed over the ranks: each touched one from its first access, less its REFs' gaps */
-    double open = touched * T - q->first_touch_sum - touched * gaps;
+    /* less the row switches' closed time (walk_chain_pj; DRAM clocks) */
+    double open = touched * T - q->first_touch_sum - touched * gaps - row_closed * ratio;
     if (c->dram.page_policy == MX_PAGE_CLOSED || open < 0) open = 0; /* closed-page: closed after every access */
     return (ranks * T * pj[MX_DRAM_E_BG_PRE] + open * (pj[MX_DRAM_E_BG_ACT] - pj[MX_DRAM_E_BG_PRE])) / ratio;
 }
@@ -2704,7 +2754,37 @@ static int exact_traffic(const walk_ctx *x, const walk_state *w, mx_stats *s, lo
     return 0;
 }
 
-static int walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
+/* The command energy of the GEMM's transfers as one sequence in the order
+ * they were issued (loads) or ready (stores), with the commands in it: a
+ * probe alone starts with every bank closed, but in a short GEMM the next
+ * tile's A, B or output often lies in the rows the last one of its kind
+ * left open.  0, or -1: not available. */
+static int walk_chain_pj(walk_ctx *x, double *pj, long long *act, long long *rd, long long *wr, double *closed)
+{
+    if (!x->pm.by_sig || x->chain_n <= 0) return -1;
+    for (int i = 1; i < x->chain_n; i++) /* stable: ties keep the walk's order */
+        for (int j = i; j > 0 && x->chain[j - 1].t > x->chain[j].t; j--) {
+            const chain_xfer tmp = x->chain[j];
+            x->chain[j] = x->chain[j - 1];
+            x->chain[j - 1] = tmp;
+        }
+    mx_probe_xfer f[sizeof x->chain / sizeof x->chain[0]];
+    int join[sizeof x->chain / sizeof x->chain[0]];
+    for (int i = 0; i < x->chain_n; i++) {
+        f[i] = x->chain[i].f;
+        /* arrived before the one ahead (of its kind) was served: the
+         * controller has both queued and serves their row hits together */
+        join[i] = i > 0 && (f[i].what == MX_PROBE_STORE) == (f[i - 1].what == MX_PROBE_STORE) &&
+                  x->chain[i].t <= x->chain[i - 1].end;
+    }
+    if (mx_cycle_probe_chain(&x->c_noref, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, f, join, x->chain_n, pj,
+                             act, rd, wr, closed) != 0)
+        return -1;
+    *pj += x->chain_extra_pj;
+    return 0;
+}
+
+static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
 {
     const mx_arch_config *c = x->c;
     tile_ctr_add(s, &w->ctr);
@@ -2741,9 +2821,17 @@ static int walk_finish(const walk_ctx *x, walk_state *w, mx_stats *s)
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
         s->dram_model = 1;
         if (x->use_probes) {
+            double cpj, closed = 0;
+            long long cact, crd, cwr;
+            if (walk_chain_pj(x, &cpj, &cact, &crd, &cwr, &closed) == 0) {
+                w->probe_pj = cpj;
+                w->probe_act = cact;
+                w->probe_rd = crd;
+                w->probe_wr = cwr;
+            }
             s->dram_act = w->probe_act;
-            s->dram_ref = dram_refs(c, s->cycles);
-            s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles) +
+            s->dram_ref = dram_refs(c, s->cycles, w->wq.touched);
+            s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles, closed) +
                                 (double)s->dram_ref * c->dram_cal.ref_pj;
             if (x->burst_exact) { /* the probes charged each tile its class's RD and WR commands */
                 double pj[MX_DRAM_E_N];

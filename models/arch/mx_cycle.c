@@ -987,6 +987,68 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
     return 0;
 }
 
+int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                         const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                         const int *join, int n, double *cmd_pj, long long *act, long long *rd, long long *wr,
+                         double *closed)
+{
+    if (!c->dram_model) return -1;
+    char err[200];
+    mx_dram *d = mx_dram_new(&c->dram, err, sizeof err);
+    if (!d) return -1;
+    uint64_t issued = 0, done = 0, addr, seen = 0;
+    double first_sum = 0; /* each rank's first access clock */
+    for (int i = 0; i <= n; i++) {
+        /* a transfer not issued with the one before: once all is done */
+        while ((i == n || !join[i]) && done < issued) {
+            while (mx_dram_take_done(d) != NULL) done++;
+            if (done == issued) break;
+            if (mx_dram_run_until_wake(d, UINT64_MAX, (size_t)(issued - done), 0, NULL, NULL) != 0) {
+                mx_dram_free(d);
+                return -1;
+            }
+        }
+        if (i == n) break;
+        mx_dma_stream st;
+        transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what, &st);
+        const uint64_t rk = stream_ranks(c, st), fresh = rk & ~seen;
+        first_sum += (double)__builtin_popcountll(fresh) * (double)mx_dram_now(d);
+        seen |= rk;
+        const int w = x[i].what == MX_PROBE_STORE;
+        int have = mx_dma_stream_next(&st, &addr);
+        for (;;) {
+            while (have && mx_dram_dma_add(d, addr, w, issued) == 0) {
+                issued++;
+                have = mx_dma_stream_next(&st, &addr);
+            }
+            while (mx_dram_take_done(d) != NULL) done++;
+            if (!have) break;
+            if (mx_dram_run_until_wake(d, UINT64_MAX, 0, 1, NULL, NULL) != 0) {
+                mx_dram_free(d);
+                return -1;
+            }
+        }
+    }
+    mx_dram_stats ds;
+    mx_dram_get_stats(d, &ds);
+    const double now = (double)mx_dram_now(d);
+    mx_dram_free(d);
+    double pj[MX_DRAM_E_N];
+    mx_dram_energy_per_command(&c->dram, pj);
+    /* closed clocks of the ranks accessed, from their first access on:
+     * each PRE that closes a rank's last open bank until the next ACT */
+    const int ranks = c->dram.channels * c->dram.ranks;
+    const double pre_clk = pj[MX_DRAM_E_BG_PRE] > 0 ? ds.energy_pj[MX_DRAM_E_BG_PRE] / pj[MX_DRAM_E_BG_PRE] : 0;
+    *closed = pre_clk - (double)(ranks - __builtin_popcountll(seen)) * now - first_sum;
+    if (*closed < 0) *closed = 0;
+    *cmd_pj = ds.energy_pj[MX_DRAM_E_ACT] + ds.energy_pj[MX_DRAM_E_PRE] + ds.energy_pj[MX_DRAM_E_RD] +
+              ds.energy_pj[MX_DRAM_E_WR];
+    *act = (long long)ds.act;
+    *rd = (long long)ds.rd;
+    *wr = (long long)ds.wr;
+    return 0;
+}
+
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])

@@ -153,6 +153,19 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
                        const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                        int n, long long second_at, mx_tile_probe out[2]);
 
+/* Transfers x[0..n) run one after another on one fresh DRAM, each issued
+ * when the previous one's data is all in, or (join[i]) right behind it, so
+ * the controller serves both together: rows one leaves open serve the next
+ * one's row hits.  *cmd_pj: the ACT, PRE, RD and WR energy of all;
+ * *act, *rd, *wr: their commands; *closed: the DRAM clocks the ranks they
+ * touch spent with every bank closed after their first access (a PRE that
+ * closes the last open row, until the next ACT), summed over the ranks.
+ * 0, or -1 without a DRAM model or on a model error. */
+int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                         const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                         const int *join, int n, double *cmd_pj, long long *act, long long *rd, long long *wr,
+                         double *closed);
+
 #ifdef __cplusplus
 }
 #endif
