@@ -2285,6 +2285,10 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     }
     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
+        /* past the first round, refresh is charged in expectation
+         * (ref_delay): a probe that ran into REFs would count them twice */
+        if (pr->cycles_noref > 0 && x->rs.on && (double)want >= x->rs.exact_end)
+            occ = mx_llmax(1, pr->cycles_noref - dram_latency(c));
         const int what = (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0);
         const xfer_ref me = {mi, ni, ki, what};
         /* arrived as a store drained, or soon after the last transfer, a

@@ -84,6 +84,7 @@ typedef struct {
     uint64_t sig;        /* mx_cycle_xfer_sig of the transfer (set by the analytic engine)  */
     long long first;    /* mx_cycle_probe_pair out[1]: cycles to the second's first completion */
     long long accept;   /* mx_cycle_probe_tile: cycles to the last request's acceptance (a store frees its half then) */
+    long long cycles_noref; /* mx_cycle_probe_tile: `cycles` with refresh off when a REF fell due in the probe, else 0 */
 } mx_tile_probe;
 /* Bursts the DMA moves for that transfer (what: MX_PROBE_A and/or _B, or
  * _STORE), with the channel's burst (the DRAM model's, or 64 bytes). */
