@@ -278,17 +278,36 @@ static void matrix_layout(const mx_arch_config *c, const mx_operand_fmt *f, long
     }
 }
 
+/* The GEMM's regions in mx_dma.h's order (A, B, out, from address 0);
+ * returns where the next region (the second copies) starts. */
+static uint64_t gemm_layout(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                            const mx_operand_fmt *fo, long long M, long long N, long long K, mx_dma_matrix *ma,
+                            mx_dma_matrix *mb, mx_dma_matrix *mo)
+{
+    uint64_t base = 0;
+    matrix_layout(c, fa, M, K, &base, ma);
+    matrix_layout(c, fb, N, K, &base, mb);
+    matrix_layout(c, fo, M, N, &base, mo);
+    return base;
+}
+
+/* Bytes per DMA request: the DRAM model's burst, or the bandwidth
+ * channel's. */
+static uint64_t dma_burst(const mx_arch_config *c)
+{
+    return c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES;
+}
+
 static int port_init(const mx_arch_config *c, mem_port *p, char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
+    p->burst = dma_burst(c);
     if (c->dram_model) {
         p->d = mx_dram_new(&c->dram, err, errlen);
         if (!p->d) return -1;
         p->ratio = c->dram.tCK_ns * c->clock_ghz;
-        p->burst = (uint64_t)mx_dram_burst_bytes(&c->dram);
     } else {
         p->ratio = 1.0;
-        p->burst = MX_CHAN_BURST_BYTES;
         mx_chan_init(&p->chan, c->dram_bytes_per_cycle, c->dram_latency);
     }
     return 0;
@@ -679,11 +698,7 @@ static int cycle_setup(cycle_run *r, char *err, size_t errlen)
     long long extra_bytes = mx_arch_train_copies(c, g, &r->fa, &r->fb, r->s);
     if (port_init(c, &r->port, err, errlen) != 0) return -1;
     r->burst = r->port.burst;
-    uint64_t base = 0;
-    matrix_layout(c, &r->fa, M, K, &base, &r->ma);
-    matrix_layout(c, &r->fb, N, K, &base, &r->mb);
-    matrix_layout(c, &r->fo, M, N, &base, &r->mo);
-    r->copies_base = base;
+    r->copies_base = gemm_layout(c, &r->fa, &r->fb, &r->fo, M, N, K, &r->ma, &r->mb, &r->mo);
     r->extra_per_out = r->nouts ? extra_bytes / r->nouts : 0;
     r->extra_rem = extra_bytes - r->extra_per_out * r->nouts;
     r->rqu_extra_elems = r->s->requant_elements;
@@ -802,12 +817,9 @@ static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, c
                             long long m, long long n0, long long n, long long k0, long long k, int what,
                             mx_dma_stream *st)
 {
-    uint64_t base = 0;
     mx_dma_matrix ma, mb, mo;
-    matrix_layout(c, fa, M, K, &base, &ma);
-    matrix_layout(c, fb, N, K, &base, &mb);
-    matrix_layout(c, fo, M, N, &base, &mo);
-    mx_dma_stream_init(st, c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES);
+    gemm_layout(c, fa, fb, fo, M, N, K, &ma, &mb, &mo);
+    mx_dma_stream_init(st, dma_burst(c));
     if (what & MX_PROBE_A) mx_dma_stream_add_tile(st, &ma, r0, m, k0, k);
     if (what & MX_PROBE_B) mx_dma_stream_add_tile(st, &mb, n0, n, k0, k);
     if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
@@ -1147,12 +1159,9 @@ long long mx_cycle_grid_bursts(const mx_arch_config *c, const mx_operand_fmt *fa
                                const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_tiling *tl,
                                int what)
 {
-    uint64_t base = 0;
     mx_dma_matrix ma, mb, mo;
-    matrix_layout(c, fa, M, K, &base, &ma);
-    matrix_layout(c, fb, N, K, &base, &mb);
-    matrix_layout(c, fo, M, N, &base, &mo);
-    const uint64_t burst = c->dram_model ? (uint64_t)mx_dram_burst_bytes(&c->dram) : MX_CHAN_BURST_BYTES;
+    gemm_layout(c, fa, fb, fo, M, N, K, &ma, &mb, &mo);
+    const uint64_t burst = dma_burst(c);
     const uint64_t n = what == MX_PROBE_A   ? mx_dma_grid_bursts(&ma, M, tl->mt, K, tl->kt, burst)
                        : what == MX_PROBE_B ? mx_dma_grid_bursts(&mb, N, tl->nt, K, tl->kt, burst)
                                             : mx_dma_grid_bursts(&mo, M, tl->mt, N, tl->nt, burst);
