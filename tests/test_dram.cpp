@@ -419,6 +419,32 @@ TEST(DramScheduler, RowHitBeforeOlderConflict)
     EXPECT_EQ(d[0], 482u);
 }
 
+TEST(DramScheduler, OlderCommandReadyTheClockAfterACasGoesFirst)
+{
+    // A CAS wins a clock in which a younger request's ACT is also ready; an
+    // older request's PRE becomes ready the next clock.  In that clock both
+    // are ready, so the older goes first (oldest first among the earliest);
+    // the younger ACT's readiness one clock sooner gives it no precedence.
+    Dram m(ddr4_3200());
+    m.until(149);
+    m.add(A(1, 0, 5), 0, 0);      // ACT bg1 149, RD 171, done 197
+    m.until(178);
+    m.add(A(3, 0, 5), 0, 1);      // ACT bg3 178, RD 178 + tRCD = 200, done 226
+    m.until(190);
+    m.add(A(1, 0, 6), 0, 2);      // older conflict in bg1: PRE >= 149 + tRAS = 201
+    m.until(200);
+    m.add(A(2, 0, 5), 0, 3);      // younger, bg2 closed: ACT ready at 200
+    // 200: RD of id 1 (a row hit goes before other commands).
+    // 201: id 2's PRE (ready 201, older) before id 3's ACT (ready 200).
+    // 202: id 3's ACT, RD 224, done 224 + CL + BL/2 = 250.
+    // id 2: ACT 201 + tRP = 223, RD 245, done 271.
+    std::vector<uint64_t> d = m.drain(4);
+    EXPECT_EQ(d[0], 197u);
+    EXPECT_EQ(d[1], 226u);
+    EXPECT_EQ(d[3], 250u);
+    EXPECT_EQ(d[2], 271u);
+}
+
 TEST(DramScheduler, PendingHitKeepsRowOpen)
 {
     Dram m(ddr4_3200());
