@@ -1154,3 +1154,35 @@ TEST(DramStore, DrainCutByALongerLoadWhereTheWalkJumps)
     EXPECT_GT(rec[16].start, rec[17].load_ready); /* the half waits for the next load */
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.025 * (double)cy.cycles);
 }
+
+// A load's read in the stores' channel waits for the drain there.  HBM2 8x8
+// is MXSF 32x5x224 (seed 16; 4 tiles 8x5x224): each load reads its data in
+// channels 1..3 and two scale bursts in channel 0 (bank 0, row 4), where
+// every store writes (row 16 its codes, row 20 its scales).  The cycle
+// engine's DRAM command log: load 2's channel-0 reads go at 317, 319 (ACT
+// 303); its read queue there is then empty while load 2 still reads
+// elsewhere, so channel 0 drains store 0: PRE 337 (ACT + tRAS 34), ACT 351
+// (tRP 14), WR 365 (tRCD 14), PRE 387 (CWL 4 + BL/2 2 + tWR 16), ACT 401, WR
+// 415.  Load 3, issued as tile 1 ends (336), finds that drain begun and
+// waits for its last write: PRE 437, ACT 451, RD 465, data in at 465 + CL 14
+// + BL/2 2 = 481 (1 GHz: cycles = clocks).  The walk's one channel time
+// had load 3 right behind load 2 (data at 401, the GEMM -9.6%).  HBM2 8x8 ws
+// MXSF 1x1051x3 (seed 17): the same for tile 4, two stores drained ahead of
+// its channel-0 read (data in at 511; the GEMM was -10.2%).
+TEST(DramLoad, ReadInTheStoresChannelWaitsForTheDrainThere)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(4);
+    both_engines_tiles("hbm2", 8, MX_DATAFLOW_IS, "mxsf", 32, 5, 224, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(rec[3].m * rec[3].n * rec[3].k, 8 * 5 * 224);
+    EXPECT_EQ(rec[1].end, 336);
+    EXPECT_EQ(rec[3].load_ready, 481);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
+    std::vector<mx_cycle_tile> rec5(5);
+    both_engines_tiles("hbm2", 8, MX_DATAFLOW_WS, "mxsf", 1, 1051, 3, rec5, an, cy, c);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(rec5[4].load_ready, 511);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.04 * (double)cy.cycles);
+}

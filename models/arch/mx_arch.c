@@ -1264,6 +1264,7 @@ typedef struct {
  * out; up to this many tiles a GEMM is walked tile by tile (a jump assumes
  * every tile of a shape class takes its class's time). */
 #define PROBE_SIG_TILES 32
+#define DRAIN_FLOOR_BURSTS 1024 /* drain_floor's probe: at most this many bursts */
 
 static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, const mx_operand_fmt *fa,
                                       const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
@@ -1712,6 +1713,11 @@ typedef struct {
      * (walk_chain_pj); chain_n -1: not usable */
     chain_xfer chain[2 * PROBE_SIG_TILES + 4];
     int chain_n;
+    /* the same transfers with the time the DMA offered each (a load: when
+     * the tile it waits for ended; a store: its codes ready), for
+     * drain_floor; seq_n -1: not usable */
+    struct { long long at; mx_probe_xfer f; } seq[2 * PROBE_SIG_TILES + 4];
+    int seq_n;
     double chain_extra_pj; /* second copies, per byte (not in the sequence) */
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
@@ -1753,6 +1759,51 @@ static void chain_add(walk_ctx *x, long long t, long long end, const mx_probe_xf
     x->chain[x->chain_n].t = t;
     x->chain[x->chain_n].end = end;
     x->chain[x->chain_n++].f = *f;
+}
+
+/* Transfer f offered by the DMA at t into x's timed sequence. */
+static void seq_add(walk_ctx *x, long long t, const mx_probe_xfer *f)
+{
+    if (x->seq_n < 0) return;
+    if (x->seq_n >= (int)(sizeof x->seq / sizeof x->seq[0])) { x->seq_n = -1; return; }
+    x->seq[x->seq_n].at = t;
+    x->seq[x->seq_n++].f = *f;
+}
+
+/* The earliest a load offered at `at` (transfer f) has its data in: every
+ * transfer of the walk so far, offered as the walk's timeline offered it
+ * (a load when the tile it waits for ended, a store when its codes were
+ * ready), and this load, run on one DRAM as the cycle engine's DMA issues
+ * them (mx_cycle_probe_timed; no refresh: the walk places REFs).  Each
+ * channel's controller drains the write queue once its own reads are done,
+ * down to write_low, and a read arriving meanwhile waits for the last write
+ * and the rows it left: HBM2 puts a small load's scale bursts in channel 0
+ * with the stores while its data reads elsewhere, so the stores drain there
+ * ahead of the next load, which the walk's one channel time does not see
+ * (docs/DECISIONS.md, issue 13, stop 31).  GEMMs walked tile by tile, once
+ * a store was offered, up to DRAIN_FLOOR_BURSTS bursts in all (the replay
+ * runs every transfer so far: the rows and tRAS the earlier ones left
+ * decide when a channel's reads end); else 0. */
+static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f)
+{
+    if (!x->pm.by_sig || x->seq_n <= 0 || x->seq_n >= MX_PROBE_TIMED_MAX) return 0;
+    const mx_arch_config *c = &x->c_noref;
+    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    mx_probe_xfer xf[MX_PROBE_TIMED_MAX];
+    long long t[MX_PROBE_TIMED_MAX], end[MX_PROBE_TIMED_MAX], bursts = 0;
+    int stores = 0;
+    const int n = x->seq_n + 1;
+    for (int i = 0; i < n; i++) {
+        xf[i] = i < x->seq_n ? x->seq[i].f : *f;
+        t[i] = (long long)ceil((double)(i < x->seq_n ? x->seq[i].at : at) / ratio - 1e-9); /* DRAM clocks */
+        stores += (xf[i].what & MX_PROBE_STORE) != 0;
+        bursts += mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0, xf[i].m, xf[i].n0,
+                                       xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
+    }
+    if (!stores || bursts > DRAIN_FLOOR_BURSTS) return 0;
+    if (mx_cycle_probe_timed(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, t, n, end) != 0 || end[n - 1] < 0)
+        return 0;
+    return (long long)ceil((double)end[n - 1] * ratio - 1e-9);
 }
 
 /* The ranks transfer r touches.  Its probe (memoised by shape class) has
@@ -2221,6 +2272,8 @@ static long long load_dram_bytes(walk_ctx *x, long long mi, long long ni, long l
     return op == MX_PROBE_A ? mx_arch_tile_bytes(m, k, x->fa->bits_per_elem) : mx_arch_tile_bytes(k, n, x->fb->bits_per_elem);
 }
 
+static int next_load_of(const walk_ctx *x, long long mi, long long ni, long long ki, xfer_ref *nx);
+
 static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long ni, long long ki, long long m,
                            long long n, long long k, long long la, long long lb)
 {
@@ -2243,6 +2296,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
         if (x->pm.by_sig) chain_add(x, 0, w->dram_free, &x->pair_xf[w->t]);
+        if (x->pm.by_sig) seq_add(x, 0, &x->pair_xf[w->t]);
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
@@ -2279,6 +2333,21 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     }
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
+    /* The GEMM's last load has its data in no earlier than the transfers so
+     * far, replayed as offered, allow (drain_floor).  Only the last: the
+     * walk's later rules read its own channel time, rows and queue, which
+     * a floor on one load's data does not move (applied to every load:
+     * seeds 14..19 mean 0.942% but a row 4.4% -> 10.1%, and 16 KiB
+     * buffers on HBM2 2.98% -> 3.25%; docs/DECISIONS.md, stop 31). */
+    long long floor_at = 0;
+    if (pr && x->pm.by_sig) {
+        const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
+        const mx_probe_xfer f = xfer_of(x, &me);
+        const long long raw = tl->double_buffer ? w->end2 : w->end1;
+        xfer_ref nx;
+        if (!next_load_of(x, mi, ni, ki, &nx)) floor_at = drain_floor(x, raw, &f);
+        seq_add(x, raw, &f);
+    }
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
         long long occ = w->res_len;
         long long at = mx_llmax(w->res_at, tl->double_buffer ? w->end2 : w->end1);
@@ -2291,7 +2360,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         if (x->pm.by_sig) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, at, at + occ, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += pr->act;
-        return at + occ + dram_latency(c);
+        return mx_llmax(floor_at, at + occ + dram_latency(c));
     }
     if (pr) { /* the DRAM model ran this very transfer: its time, latency included */
         long long occ = mx_llmax(1, pr->cycles - dram_latency(c));
@@ -2367,9 +2436,10 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             (void)load_overtaken(x, &me, pr, 0, 0, &nx2);
             if (nx2 >= 0) w->ovt_next = w->dram_free + dram_latency(c) + nx2;
         }
-        return w->dram_free + dram_latency(c) + over;
+        return mx_llmax(floor_at, w->dram_free + dram_latency(c) + over);
     }
     x->chain_n = -1;
+    x->seq_n = -1;
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
 }
@@ -2463,9 +2533,11 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         const mx_probe_xfer f = xfer_of(x, &me);
         if (pw) {
             chain_add(x, avail, avail, &f);
+            seq_add(x, avail, &f);
             x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
         } else {
             x->chain_n = -1;
+            x->seq_n = -1;
         }
     }
     /* The output half is held until the store has left the buffer.  With a

@@ -1071,6 +1071,62 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
     return 0;
 }
 
+/* Transfers x[0..n) on one fresh DRAM, each offered from DRAM clock at[i]
+ * on as the cycle engine's DMA offers them: loads one after another in
+ * index order, stores likewise (writes only below the drain watermark),
+ * the two kinds side by side.  end[i]: the DRAM clock of transfer i's last
+ * completion.  0, or -1 without a DRAM model or on a model error. */
+int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                         const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
+                         const long long *at, int n, long long *end)
+{
+    if (!c->dram_model || n < 1 || n > MX_PROBE_TIMED_MAX) return -1;
+    char err[200];
+    mx_dram *d = mx_dram_new(&c->dram, err, sizeof err);
+    if (!d) return -1;
+    mx_dma_stream st[2];
+    int cur[2] = {-1, -1}, have[2] = {0, 0}; /* per kind (0 loads, 1 stores): the transfer being offered */
+    uint64_t addr[2] = {0, 0}, issued = 0, done = 0;
+    for (int i = 0; i < n; i++) end[i] = -1;
+    for (;;) {
+        int blocked = 0;
+        uint64_t next_at = UINT64_MAX;
+        for (int w = 0; w < 2; w++) {
+            for (;;) {
+                if (!have[w]) { /* the next transfer of this kind, once it is offered */
+                    int j = cur[w] + 1;
+                    while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+                    if (j >= n) break;
+                    if ((uint64_t)mx_llmax(0, at[j]) > mx_dram_now(d)) {
+                        if ((uint64_t)at[j] < next_at) next_at = (uint64_t)at[j];
+                        break;
+                    }
+                    cur[w] = j;
+                    transfer_stream(c, fa, fb, fo, M, N, K, x[j].r0, x[j].m, x[j].n0, x[j].n, x[j].k0, x[j].k,
+                                    x[j].what, &st[w]);
+                    have[w] = mx_dma_stream_next(&st[w], &addr[w]);
+                    if (!have[w]) continue;
+                }
+                if (mx_dram_dma_add(d, addr[w], w, (uint64_t)cur[w]) != 0) { blocked = 1; break; }
+                issued++;
+                have[w] = mx_dma_stream_next(&st[w], &addr[w]);
+            }
+        }
+        for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) {
+            done++;
+            if ((long long)r->done > end[r->id]) end[r->id] = (long long)r->done;
+        }
+        if (!have[0] && !have[1] && next_at == UINT64_MAX && done == issued) break;
+        const int all_in = !have[0] && !have[1] && next_at == UINT64_MAX;
+        if (mx_dram_run_until_wake(d, next_at, all_in ? (size_t)(issued - done) : 0, blocked, NULL, NULL) != 0) {
+            mx_dram_free(d);
+            return -1;
+        }
+    }
+    mx_dram_free(d);
+    return 0;
+}
+
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                         const mx_operand_fmt *fo, long long M, long long N, long long K,
                         const mx_probe_xfer x[2], long long second_at, mx_tile_probe out[2])
