@@ -1115,6 +1115,64 @@ TEST(DramEnergy, ShortGemmTransfersShareRowsAndLateRefsWait)
     EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.01 * cy.dram_energy_pj);
 }
 
+// A REF due after the GEMM's last write was issued is not issued before the
+// end: the write holds its bank open for tWR, then the rank needs tRP, and a
+// REF due before it would have held the write instead.  LPDDR4 (2 ranks,
+// AL + CWL + BL/2 = 0 + 14 + 8 clocks): 32x32 ws MXSF 16x1451x25 ends with
+// its store at 3615 cycles = 4339 clocks.  With tREFI 8640 rank 0's first
+// REF is due at 4320, 19 clocks before the end (more than tRP 15, after the
+// last write's issue at 4317): the cycle engine issues none (at tREFI 8632,
+// due 4316, it issues it and the GEMM takes 4004 cycles); the walk counted
+// it (+7.7%).  Seed 18's LPDDR4 8x8 os MXSF 1254x10x16 with the preset: the
+// walk ends 20 clocks past the REF due at 4330 (+11.8%).  Expected: the
+// cycle engine's REF counts and energy.
+TEST(DramEnergy, RefDueAfterTheLastWriteIsNotIssued)
+{
+    mx_arch_config c = preset_cfg("lpddr4_2400");
+    c.dataflow = MX_DATAFLOW_WS;
+    set_formats(c, "mxsf");
+    c.dram.t.tREFI = 8640;
+    char err[600];
+    ASSERT_EQ(mx_arch_dram_calibrate(&c, err, sizeof err), 0) << err;
+    mx_gemm g = test_gemm(16, 1451, 25);
+    mx_stats an, cy;
+    c.engine = MX_ENGINE_ANALYTIC;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
+    c.engine = MX_ENGINE_CYCLE;
+    ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
+    EXPECT_EQ(cy.cycles, 3615);
+    EXPECT_EQ(cy.dram_ref, 0);
+    EXPECT_EQ(an.dram_ref, 0);
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.01 * cy.dram_energy_pj);
+    both_engines("lpddr4_2400", 8, MX_DATAFLOW_OS, "mxsf", 1254, 10, 16, an, cy);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(cy.dram_ref, 0);
+    EXPECT_EQ(an.dram_ref, 0);
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.02 * cy.dram_energy_pj);
+}
+
+// The same sequence for GEMMs of more than 32 tiles, up to 256 (CHAIN_TILES;
+// the walk then goes without jumps, with the same cycles).  HBM2 8x8 is BF16
+// 1214x40x63 (38 tiles, cycles -0.7%): the cycle engine opens 131 rows; each
+// transfer probed alone from closed banks charged 190 ACTs (+45%), energy
+// +0.13%.  DDR4 8x8 ws BF16 1183x22x141 (37 tiles): 60 ACTs, 110 charged.
+// Expected: the cycle engine's ACT counts (pinned) and energy.
+TEST(DramEnergy, TransfersShareRowsUpTo256Tiles)
+{
+    mx_stats an, cy;
+    both_engines("hbm2", 8, MX_DATAFLOW_IS, "bf16", 1214, 40, 63, an, cy);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(cy.tiles, 38);
+    EXPECT_EQ(cy.dram_act, 131);
+    EXPECT_NEAR((double)an.dram_act, (double)cy.dram_act, 0.05 * (double)cy.dram_act); /* 190 probed alone */
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.001 * cy.dram_energy_pj);     /* +0.13% */
+    both_engines("ddr4_3200", 8, MX_DATAFLOW_WS, "bf16", 1183, 22, 141, an, cy);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(cy.tiles, 37);
+    EXPECT_EQ(cy.dram_act, 60);
+    EXPECT_NEAR((double)an.dram_act, (double)cy.dram_act, 0.1 * (double)cy.dram_act); /* 110 probed alone */
+}
+
 // A load long enough that its probe (from an idle DRAM) runs into REFs, past
 // the first round where the walk charges refresh in expectation (tRFC /
 // tREFI of its length): LPDDR4 32x32 os MXSF 768x768x4096 (BERT-base's

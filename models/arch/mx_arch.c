@@ -1265,6 +1265,9 @@ typedef struct {
  * every tile of a shape class takes its class's time). */
 #define PROBE_SIG_TILES 32
 #define DRAIN_FLOOR_BURSTS 1024 /* drain_floor's probe: at most this many bursts */
+/* Up to this many tiles the walk records every transfer for their command
+ * energy as one sequence (walk_chain_pj) and so goes without jumps. */
+#define CHAIN_TILES 256
 
 static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, const mx_operand_fmt *fa,
                                       const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
@@ -1619,13 +1622,22 @@ static int walk_ff_step(walk_ff *f, walk_state *w, int double_buffer, long long 
 
 /* REF commands of a GEMM lasting `cycles` from an idle DRAM: every rank of
  * every channel, rank r first due at (r + 1) * tREFI / ranks and then every
- * tREFI (mx_dram.c's staggered schedule), those due before the end. */
-static long long dram_refs(const mx_arch_config *c, long long cycles, uint64_t touched)
+ * tREFI (mx_dram.c's staggered schedule), those due before the end; the
+ * last store's data is in at wr_end cycles (-1: none) on ranks wr_ranks. */
+static long long dram_refs(const mx_arch_config *c, long long cycles, uint64_t touched, long long wr_end,
+                           uint64_t wr_ranks)
 {
     const mx_dram_config *d = &c->dram;
     if (!d->refresh) return 0;
-    const double end = (double)cycles / (d->tCK_ns * c->clock_ghz);
+    const double ratio = d->tCK_ns * c->clock_ghz, end = (double)cycles / ratio;
     const long long step = d->t.tREFI / d->ranks, period = step * d->ranks;
+    /* the last store's data is in at wr_end (-1: none left at the walk's
+     * end): its last write was issued AL + CWL + BL/2 clocks before.  A REF
+     * of a rank it writes falling due after that waits for the write's
+     * recovery (tWR) and tRP, past the end; one due before it holds the
+     * write and is issued (the cycle engine: LPDDR4 16x1451x25 ends at 4339
+     * clocks, a REF due at 4317 or later is not issued, at 4316 it is) */
+    const double w_data = (double)wr_end / ratio, w_issue = w_data - (d->t.AL + d->t.CWL + d->BL / 2);
     long long n = 0;
     for (int ch = 0; ch < d->channels; ch++)
         for (int r = 0; r < d->ranks; r++) {
@@ -1635,7 +1647,12 @@ static long long dram_refs(const mx_arch_config *c, long long cycles, uint64_t t
             const int open = d->page_policy != MX_PAGE_CLOSED && (touched >> ((ch * d->ranks + r) & 63) & 1);
             const double last = end - (open ? d->t.tRP : 0);
             const long long first = step * (r + 1);
-            if ((double)first < last) n += (long long)ceil((last - (double)first) / (double)period);
+            if ((double)first >= last) continue;
+            long long k = (long long)ceil((last - (double)first) / (double)period);
+            const double due = (double)(first + (k - 1) * period);
+            const int wr_last = wr_end >= 0 && (wr_ranks >> ((ch * d->ranks + r) & 63) & 1);
+            if (open && wr_last && due >= w_issue && fmax(due, w_data + d->t.tWR) + d->t.tRP >= end) k--;
+            n += k;
         }
     return n;
 }
@@ -1708,14 +1725,14 @@ typedef struct {
                                  (store_phase_adj): [edge m][edge n]; -1 not yet */
     probe_memo pm;
     burst_memo bm;
-    /* GEMMs probed tile by tile (pm.by_sig): every transfer with the time it
-     * was issued or ready, for their command energy as one sequence
-     * (walk_chain_pj); chain_n -1: not usable */
-    chain_xfer chain[2 * PROBE_SIG_TILES + 4];
-    int chain_n;
-    /* the same transfers with the time the DMA offered each (a load: when
-     * the tile it waits for ended; a store: its codes ready), for
-     * drain_floor; seq_n -1: not usable */
+    /* GEMMs of at most CHAIN_TILES tiles (chain_on, walked without jumps):
+     * every transfer with the time it was issued or ready, for their command
+     * energy as one sequence (walk_chain_pj); chain_n -1: not usable */
+    chain_xfer *chain;
+    int chain_on, chain_n, chain_max;
+    /* GEMMs probed tile by tile (pm.by_sig): the same transfers with the
+     * time the DMA offered each (a load: when the tile it waits for ended;
+     * a store: its codes ready), for drain_floor; seq_n -1: not usable */
     struct { long long at; mx_probe_xfer f; } seq[2 * PROBE_SIG_TILES + 4];
     int seq_n;
     double chain_extra_pj; /* second copies, per byte (not in the sequence) */
@@ -1755,7 +1772,7 @@ static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
 static void chain_add(walk_ctx *x, long long t, long long end, const mx_probe_xfer *f)
 {
     if (x->chain_n < 0) return;
-    if (x->chain_n >= (int)(sizeof x->chain / sizeof x->chain[0])) { x->chain_n = -1; return; }
+    if (x->chain_n >= x->chain_max) { x->chain_n = -1; return; }
     x->chain[x->chain_n].t = t;
     x->chain[x->chain_n].end = end;
     x->chain[x->chain_n++].f = *f;
@@ -2295,7 +2312,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         for (int r = 0; x->rs.on && r < x->rs.ranks && r < 64; r++) /* the probe ran on the GEMM's own clock */
             if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
-        if (x->pm.by_sig) chain_add(x, 0, w->dram_free, &x->pair_xf[w->t]);
+        if (x->chain_on) chain_add(x, 0, w->dram_free, &x->pair_xf[w->t]);
         if (x->pm.by_sig) seq_add(x, 0, &x->pair_xf[w->t]);
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
@@ -2357,7 +2374,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
-        if (x->pm.by_sig) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, at, at + occ, &f); }
+        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, at, at + occ, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += pr->act;
         return mx_llmax(floor_at, at + occ + dram_latency(c));
@@ -2410,7 +2427,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->ld_behind_st = behind;
         w->probe_pj += pj;
-        if (x->pm.by_sig) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, want, w->dram_free, &f); }
+        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, want, w->dram_free, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += act;
         /* the next load, issued when the previous tile ended (end1), may
@@ -2528,7 +2545,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         w->rqu_free = avail;
     }
     w->last_avail = mx_llmax(w->last_avail, avail);
-    if (x->pm.by_sig && store) {
+    if (x->chain_on && store) {
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         const mx_probe_xfer f = xfer_of(x, &me);
         if (pw) {
@@ -2603,7 +2620,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         }
     }
     const int full = w->wq.n == WR_QUEUE_MAX;
-    if (x->pm.by_sig && pw && x->chain_n > 0) {
+    if (x->chain_on && pw && x->chain_n > 0) {
         nbt.start_out = &x->chain[x->chain_n - 1].t;
         nbt.end_out = &x->chain[x->chain_n - 1].end;
     }
@@ -2848,15 +2865,20 @@ static int exact_traffic(const walk_ctx *x, const walk_state *w, mx_stats *s, lo
  * left open.  0, or -1: not available. */
 static int walk_chain_pj(walk_ctx *x, double *pj, long long *act, long long *rd, long long *wr, double *closed)
 {
-    if (!x->pm.by_sig || x->chain_n <= 0) return -1;
+    if (!x->chain_on || x->chain_n <= 0) return -1;
     for (int i = 1; i < x->chain_n; i++) /* stable: ties keep the walk's order */
         for (int j = i; j > 0 && x->chain[j - 1].t > x->chain[j].t; j--) {
             const chain_xfer tmp = x->chain[j];
             x->chain[j] = x->chain[j - 1];
             x->chain[j - 1] = tmp;
         }
-    mx_probe_xfer f[sizeof x->chain / sizeof x->chain[0]];
-    int join[sizeof x->chain / sizeof x->chain[0]];
+    mx_probe_xfer *f = malloc((size_t)x->chain_n * sizeof *f);
+    int *join = malloc((size_t)x->chain_n * sizeof *join);
+    if (!f || !join) {
+        free(f);
+        free(join);
+        return -1;
+    }
     for (int i = 0; i < x->chain_n; i++) {
         f[i] = x->chain[i].f;
         /* arrived before the one ahead (of its kind) was served: the
@@ -2864,9 +2886,11 @@ static int walk_chain_pj(walk_ctx *x, double *pj, long long *act, long long *rd,
         join[i] = i > 0 && (f[i].what == MX_PROBE_STORE) == (f[i - 1].what == MX_PROBE_STORE) &&
                   x->chain[i].t <= x->chain[i - 1].end;
     }
-    if (mx_cycle_probe_chain(&x->c_noref, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, f, join, x->chain_n, pj,
-                             act, rd, wr, closed) != 0)
-        return -1;
+    const int rc = mx_cycle_probe_chain(&x->c_noref, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, f, join,
+                                        x->chain_n, pj, act, rd, wr, closed);
+    free(f);
+    free(join);
+    if (rc != 0) return -1;
     *pj += x->chain_extra_pj;
     return 0;
 }
@@ -2877,10 +2901,13 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
     tile_ctr_add(s, &w->ctr);
     long long rd_bursts = 0, wr_bursts = 0;
     if (x->burst_exact && exact_traffic(x, w, s, &rd_bursts, &wr_bursts) != 0) return -1;
-    long long total = w->end1;
+    long long total = w->end1, last_wr = -1;
+    uint64_t last_wr_ranks = 0;
     if (!c->ideal_memory && w->wq.n > 0) {
+        last_wr_ranks = w->wq.b[(w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX].ranks;
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
                                                        (x->use_probes ? w->wq.last_lat : 0));
+        last_wr = wr_end;
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
             total = wr_end;
@@ -2917,7 +2944,7 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
                 w->probe_wr = cwr;
             }
             s->dram_act = w->probe_act;
-            s->dram_ref = dram_refs(c, s->cycles, w->wq.touched);
+            s->dram_ref = dram_refs(c, s->cycles, w->wq.touched, last_wr, last_wr_ranks);
             s->dram_energy_pj = w->probe_pj + background_pj(c, &w->wq, s->cycles, closed) +
                                 (double)s->dram_ref * c->dram_cal.ref_pj;
             if (x->burst_exact) { /* the probes charged each tile its class's RD and WR commands */
@@ -2991,6 +3018,15 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
             }
     x->use_probes = c->dram_model && c->dram_cal.valid && c->analytic_probes;
     x->pm.by_sig = x->use_probes && x->ntiles <= PROBE_SIG_TILES;
+    /* the command sequence for energy needs every transfer: up to
+     * CHAIN_TILES tiles the walk goes without jumps (it then gives the
+     * jumping walk's cycles, test_analytic_ff.cpp) */
+    x->chain_on = x->use_probes && x->ntiles <= CHAIN_TILES;
+    if (x->chain_on) {
+        x->chain_max = (int)(2 * x->ntiles + 4);
+        x->chain = malloc((size_t)x->chain_max * sizeof *x->chain);
+        if (!x->chain) x->chain_on = 0;
+    }
     memset(x->follow, 0xff, sizeof x->follow);
     memset(x->after, 0, sizeof x->after);
     memset(x->after_store, 0xff, sizeof x->after_store);
@@ -3014,6 +3050,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
      * right behind tile 0's, and the controller's FR-FCFS scheduler serves
      * both together (row hits first), so the two are probed as one. */
     if (x->use_probes && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
+        free(x->chain);
         free(x);
         return ANALYTIC_PROBE_FAILED;
     }
@@ -3050,7 +3087,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
      * level have the same shapes and the same operand reuse; jumps end
      * before n-2, whose last tile looks ahead to the edge iteration
      * (next_load_occupancy) */
-    walk_ff *ff = c->analytic_no_jump || x->pm.by_sig ? NULL : malloc(3 * sizeof *ff);
+    walk_ff *ff = c->analytic_no_jump || x->chain_on ? NULL : malloc(3 * sizeof *ff);
     if (ff) walk_ff_reset(&ff[0]);
     for (long long oi = 0; oi < outer_n; oi++) {
         if (ff && outer_n >= WALK_FF_MIN) {
@@ -3089,14 +3126,17 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     }
     free(ff);
     if (x->pm.failed) { /* a fallback estimate would be silently wrong */
+        free(x->chain);
         free(x);
         return ANALYTIC_PROBE_FAILED;
     }
     if (walk_finish(x, w, s) != 0) goto overflow;
+    free(x->chain);
     free(x);
     return 0;
 overflow:
     free(ff);
+    free(x->chain);
     free(x);
     return -1;
 }
