@@ -445,6 +445,45 @@ TEST(DramScheduler, OlderCommandReadyTheClockAfterACasGoesFirst)
     EXPECT_EQ(d[2], 271u);
 }
 
+// With tCCD_L = tCCD_S = BL/2 (as HBM2: a CAS to another bank group costs
+// no more than one to the same) the rank's time after a CAS bounds every
+// group's, and the hit class is chosen without reading the group times
+// (rescan_cas_hits' floor).  A bank opened since, or a group still under a
+// write-to-read turnaround, must still hold its hit back.
+TEST(DramScheduler, OldestHitWaitsForItsBankAndGroup)
+{
+    mx_dram_config c = ddr4_3200();
+    c.t.tCCD_L = 4; // = tCCD_S = BL/2: rd_rd_L = rd_rd_S = 4
+    {
+        Dram m(c);
+        open_three(m); // rows 5 open in bg0/ba0, bg0/ba1, bg1/ba0
+        m.add(A(2, 0, 5), 0, 1);    // oldest, bank closed
+        m.add(A(0, 0, 5, 1), 0, 0); // hits
+        m.add(A(0, 1, 5, 1), 0, 2);
+        m.add(A(1, 0, 5, 1), 0, 3);
+        // RD id 0 at 400; ACT id 1 at 401 (its RD >= 401 + tRCD = 423); RD
+        // id 2 at 404; then id 3 at 408, not the older id 1 (its bank is
+        // not ready before 423).  Done = RD + CL + BL/2 = RD + 26.
+        std::vector<uint64_t> d = m.drain(4);
+        EXPECT_EQ(d[0], 426u);
+        EXPECT_EQ(d[2], 430u);
+        EXPECT_EQ(d[3], 434u);
+        EXPECT_EQ(d[1], 449u);
+    }
+    {
+        Dram m(c);
+        open_three(m);
+        m.add(A(0, 0, 5, 2), 1, 9); // WR bg0 at 400 (done 420)
+        m.until(401);
+        m.add(A(0, 1, 5, 1), 0, 0); // older read in bg0: RD >= 400 + CWL + BL/2 + tWTR_L = 432
+        m.add(A(1, 0, 5, 1), 0, 1); // younger in bg1: RD >= 400 + CWL + BL/2 + tWTR_S = 424
+        std::vector<uint64_t> d = m.drain(3);
+        EXPECT_EQ(d[9], 420u);
+        EXPECT_EQ(d[1], 450u);
+        EXPECT_EQ(d[0], 458u);
+    }
+}
+
 TEST(DramScheduler, PendingHitKeepsRowOpen)
 {
     Dram m(ddr4_3200());

@@ -44,17 +44,10 @@ static int mem_try_add(mem_port *p, uint64_t addr, int w, uint64_t id)
     return mx_chan_add(&p->chan, p->now, w, id);
 }
 
-/* 1 and the request id, its kind and completion (memory clock), or 0. */
+/* The bandwidth channel's completions: 1 and the request id, its kind and
+ * completion (memory clock), or 0 (the DRAM's: cycle_completions). */
 static int mem_pop(mem_port *p, uint64_t *id, int *w, long long *done)
 {
-    if (p->d) { /* any order: the engine's bookkeeping is counts and maxima */
-        const mx_dram_done *r = mx_dram_take_done(p->d);
-        if (!r) return 0;
-        *id = r->id;
-        *w = r->is_write;
-        *done = (long long)r->done;
-        return 1;
-    }
     return mx_chan_pop(&p->chan, p->now, id, w, done);
 }
 
@@ -549,6 +542,29 @@ static int cycle_completions(cycle_run *r)
     uint64_t id;
     int wr, progress = 0;
     long long done;
+    if (r->port.d) { /* a run of one kind at a time: no call and no branch on the kind per completion */
+        const mx_dram_done *v;
+        size_t n, stride;
+        while ((n = mx_dram_take_dones(r->port.d, &v, &stride)) > 0) {
+            const char *p = (const char *)v;
+            if (v->is_write) {
+                for (size_t i = 0; i < n; i++, p += stride) {
+                    const mx_dram_done *e = (const mx_dram_done *)p;
+                    r->stores[(e->id & ~(1ull << 62)) % STORE_SLOTS].outstanding--;
+                    r->last_write_done = mx_llmax(r->last_write_done, (long long)e->done);
+                }
+            } else {
+                for (size_t i = 0; i < n; i++, p += stride) {
+                    const mx_dram_done *e = (const mx_dram_done *)p;
+                    load_slot *ls = &r->loads[e->id % LOAD_SLOTS];
+                    ls->outstanding--;
+                    ls->max_done = mx_llmax(ls->max_done, (long long)e->done);
+                }
+            }
+            progress = 1;
+        }
+        return progress;
+    }
     while (mem_pop(&r->port, &id, &wr, &done)) {
         if (wr) {
             store_slot *ss = &r->stores[(id & ~(1ull << 62)) % STORE_SLOTS];

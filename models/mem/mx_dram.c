@@ -309,6 +309,8 @@ typedef struct {
     int *ohit[2];                    /* per bank, valid while nhit > 0: the oldest of those (rescan's
                                         CAS candidate, without walking the bank's list) */
     uint64_t *hmask[2];              /* banks with nhit > 0, per queue (rescan_cas visits only those) */
+    int64_t gmax[2];                 /* [0] rd, [1] wr: at least every group's earliest clock of that
+                                        CAS kind (group times only rise, in do_cas, which keeps these) */
     int draining;
     int ref_pending;                 /* REFs due, not issued, over the ranks */
     uint64_t ref_due;                /* least ref_due of the ranks          */
@@ -327,6 +329,7 @@ struct mx_dram {
     bank_map bm;                     /* m's flat bank, for map_place */
     dram_tm tm;
     int nbank, bpr;                  /* banks per channel, per rank */
+    int hit_floor;                   /* rescan_cas_hits may use the rank's floor (see there) */
     int rank_sh, group_sh;           /* flat bank >> rank_sh = rank, >> group_sh = flat group */
     chan_t *ch;
     uint64_t now, seq, rseq;         /* clock, completion order, arrival order */
@@ -473,6 +476,7 @@ mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen)
     build_map(c, &d->m, NULL, 0);
     bank_map_build(&d->m, &d->bm);
     derive_timing(c, &d->tm);
+    d->hit_floor = c->ranks == 1 && d->tm.rd_rd_L == d->tm.rd_rd_S && d->tm.wr_wr_L == d->tm.wr_wr_S;
     d->bpr = c->bankgroups * c->banks_per_group;
     d->nbank = c->ranks * d->bpr;
     d->rank_sh = log2i(d->bpr);
@@ -588,6 +592,39 @@ static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram 
     const queue_t *q = w ? &ch->wq : &ch->rq;
     const int *ohit = ch->ohit[w];
     int hidx = -1;
+    /* One rank, and no group's time of this kind above the rank's (clamped
+     * to tmin): a hit's time is its bank's or that floor, so the group and
+     * rank times need not be read per bank.  Only where a CAS to another
+     * bank group costs as much as one to the same (hit_floor; HBM2: tCCD_S,
+     * tCCD_L <= the burst): there it fails only for a few clocks after a
+     * read/write turnaround.  Elsewhere (DDR4, LPDDR4) it would fail after
+     * most CASes, and the branch, taken now and then, mispredicts. */
+    const uint64_t fl = clampu(w ? ch->rank[0].wr : ch->rank[0].rd, tmin);
+    if (d->hit_floor && clampu(ch->gmax[w], tmin) <= fl) {
+        cand_key best = ckey(UINT64_MAX, UINT64_MAX);
+        for (int k = 0; k < d->mask_words; k++)
+            for (uint64_t m = ch->hmask[w][k]; m;) {
+                const int b1 = k * 64 + __builtin_ctzll(m);
+                m &= m - 1;
+                const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
+                m &= m - 1;
+                const int s1 = ohit[b1], s2 = ohit[b2];
+                const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd, e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
+                const cand_key k1 = ckey(e1 > (int64_t)fl ? (uint64_t)e1 : fl, q->pool[s1].seq);
+                const cand_key k2 = ckey(e2 > (int64_t)fl ? (uint64_t)e2 : fl, q->pool[s2].seq);
+                const int t1 = k1 < best;
+                hidx = t1 ? s1 : hidx;
+                best = t1 ? k1 : best;
+                const int t2 = k2 < best;
+                hidx = t2 ? s2 : hidx;
+                best = t2 ? k2 : best;
+            }
+        ch->hit.kind = hidx >= 0 ? CAND_CAS : CAND_NONE;
+        ch->hit.idx = hidx;
+        ch->hit.at = (uint64_t)(best >> 64);
+        ch->hit.seq = (uint64_t)best;
+        return;
+    }
     cand_key best = ckey(UINT64_MAX, UINT64_MAX);
     for (int k = 0; k < d->mask_words; k++)
         for (uint64_t m = ch->hmask[w][k]; m;) {
@@ -830,6 +867,22 @@ const mx_dram_done *mx_dram_take_done(mx_dram *d)
     return &fly_pop(d, k)->r;
 }
 
+size_t mx_dram_take_dones(mx_dram *d, const mx_dram_done **first, size_t *stride)
+{
+    if (!d->fn) return 0;
+    int k = 0;
+    while (!d->fly[k].due) k++; /* as mx_dram_take_done */
+    struct inflight_ring *r = &d->fly[k];
+    const size_t n = r->due < r->cap - r->head ? r->due : r->cap - r->head; /* up to the ring's wrap */
+    *first = &r->v[r->head].r;
+    *stride = sizeof *r->v;
+    r->head = (r->head + n) & (r->cap - 1);
+    r->n -= n;
+    r->due -= n;
+    d->fn -= n;
+    return n;
+}
+
 /* ---- command issue -------------------------------------------------------- */
 
 static void bg_change(rank_st *r, uint64_t at, int delta)
@@ -918,6 +971,8 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     }
     g->rd = mx_llmax(g->rd, t + (w ? tm->wr_rd_L : tm->rd_rd_L));
     g->wr = mx_llmax(g->wr, t + (w ? tm->wr_wr_L : tm->rd_wr));
+    ch->gmax[0] = mx_llmax(ch->gmax[0], g->rd);
+    ch->gmax[1] = mx_llmax(ch->gmax[1], g->wr);
     bk->pre = mx_llmax(bk->pre, t + (w ? tm->wr_pre : tm->rd_pre));
     const int after = rq->next; /* before the slot is freed */
     queue_remove(q, idx);

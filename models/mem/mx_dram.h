@@ -208,6 +208,11 @@ int mx_dram_pop_done(mx_dram *d, mx_dram_done *out);
  * the cycle engine, the probes).  The pointer is valid until the next call
  * on d; NULL if none waits. */
 const mx_dram_done *mx_dram_take_done(mx_dram *d);
+/* The same, a run at a time: n > 0 completions of one kind (all reads or
+ * all writes), the i-th at (const char *)*first + i * *stride, valid until
+ * the next call on d; 0 if none waits.  One call per run instead of one per
+ * completion (the cycle engine's port). */
+size_t mx_dram_take_dones(mx_dram *d, const mx_dram_done **first, size_t *stride);
 
 /* Energy components. */
 typedef enum {
