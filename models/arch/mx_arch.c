@@ -2572,8 +2572,13 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         long long lw[2], lo[2];
         int nl = 0;
         if (nocc > 0) {
-            lw[nl] = mx_llmax(w->dram_free, x->tl->double_buffer ? w->end2 : w->end1);
-            lo[nl++] = nocc;
+            /* unless walk_tile reserved its slot ahead of the held stores'
+             * drain (res_len): it then ends before dram_free, and the
+             * queue drains from there until the load after it is wanted */
+            if (w->res_len == 0) {
+                lw[nl] = mx_llmax(w->dram_free, x->tl->double_buffer ? w->end2 : w->end1);
+                lo[nl++] = nocc;
+            }
             if (x->tl->double_buffer && w->t + 2 < x->ntiles) { lw[nl] = w->end1; lo[nl++] = -1; }
         }
         /* spread over the channels as unevenly as this store's bursts
