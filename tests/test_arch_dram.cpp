@@ -1276,3 +1276,23 @@ TEST(DramLoad, ReadInTheStoresChannelWaitsForTheDrainThere)
     EXPECT_EQ(rec5[4].load_ready, 511);
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.04 * (double)cy.cycles);
 }
+
+// DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores
+// 65 (held: more than the write queue's 31).  The cycle engine runs a tile
+// every 339 cycles in steady state (1400x112x16: tiles 20 to 40 start 6,772
+// cycles apart): each load's reads cut a store's drain once the write queue
+// has emptied, and that store's rest streams with the next store's first
+// bursts, their rows in two bank groups.  The walk kept the drain whole where
+// it jumps (a short load) and timed the queued tail at the store's rate
+// alone: +18.0% (1400x112x16, 44 tiles) and +9.4% (626x128x16, 20 tiles).
+TEST(DramStore, ShortLoadCutsALargeStoreWhoseRestFitsTheRoom)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(44);
+    both_engines_tiles("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 1400, 112, 16, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(rec[40].start - rec[20].start, 6772); /* pinned: the cycle engine's steady state */
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.025 * (double)cy.cycles);
+    cycles_within("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 626, 128, 16, 0.055);
+}

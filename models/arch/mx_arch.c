@@ -673,6 +673,7 @@ typedef struct {
     long long bursts;
     long long ch_bursts;  /* of them in its busiest channel */
     long long tail;       /* channel cycles after its last burst is accepted (probe; -1: none) */
+    long long cyc_alone;  /* its channel cycles probed alone: the context tail was measured in */
     long long *start_out, *end_out; /* set to when it began and ended service (walk_chain_pj; NULL: none) */
 } wr_batch;
 /* A store's marginal channel cycles behind the previous one (q's last_mi,
@@ -716,6 +717,7 @@ typedef struct wr_queue {
     long long split_rest;       /* the last batch popped was split: its rest's channel cycles, from split_rest_at (0: not) */
     long long split_rest_at;
     long long split_rest_bursts, split_bursts;
+    int split_short;            /* split, where the walk jumps, by a load shorter than the drain (its rest fits the room) */
     int cut_long;               /* a walk with jumps: only a load at least as long as the drain cuts it */
     long long cut_fit_end;      /* split with a rest that fits the room: the unsplit drain's end (-1: not) */
     long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
@@ -948,13 +950,21 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
          * least an eighth of it is split too (the load still goes first; the
          * halves free as unsplit, cut_fit_end): the rest is written after the
          * load in one stream with the next store (wr_queue_start, split_rest). */
-        const long long tail = mx_llmin(b->tail, b->cyc), before = q->cut_at - cur + tail;
-        /* With jumps (cut_long), a short load cut into a long drain
-         * turns every next store into one streaming on behind the rest
-         * (its class pair marginal, often slower than alone: ResNet-50
-         * 6272x2304x256 on LPDDR4 +6% -> +14%): such drains stay whole. */
+        long long tail = mx_llmin(b->tail, b->cyc);
+        /* A store larger than the room drains its queued tail at the rate it
+         * drains as started: behind another store's split rest faster than
+         * alone (DDR4 32x32 os MXSF 626x128x16: the two stores' rows in two
+         * bank groups alternate at tCCD_S), so the load comes sooner. */
+        if (b->cyc < b->cyc_alone && b->ch_bursts > q->room) tail = tail * b->cyc / b->cyc_alone;
+        const long long before = q->cut_at - cur + tail;
+        /* With jumps (cut_long), a short load cut into a long drain whose
+         * rest outgrows the room turns every next store into one streaming
+         * on behind that rest (ResNet-50 6272x2304x256 on LPDDR4, 296-burst
+         * stores: +6% -> +14%): such drains stay whole.  A rest that fits
+         * the room enters at once after the load and streams with the next
+         * store (store_follow_at's class sample). */
         if (q->cut_occ > 0 && b->tail >= 0 && (b->halves >> h & 1) && (b->full_ch & q->cut_ch) &&
-            (!q->cut_long || q->cut_occ >= b->cyc) &&
+            (!q->cut_long || q->cut_occ >= b->cyc || b->ch_bursts * (b->cyc - before) <= q->room * b->cyc) &&
             q->cut_at >= cur && b->cyc - before > 0 && 8 * (b->cyc - before) >= tail) {
             if (b->cyc - before <= tail) q->cut_fit_end = cur + b->cyc;
             dram_busy(q, cur, cur + before, b->ranks);
@@ -967,6 +977,7 @@ static long long wr_queue_serve_half(wr_queue *q, long long from, int h)
             q->split_rest_at = q->cut_load_end;
             q->split_bursts = b->bursts;
             q->split_rest_bursts = mx_llmin(b->bursts, (b->bursts * (b->cyc - before) + b->cyc / 2) / mx_llmax(1, b->cyc));
+            q->split_short = q->cut_long && q->cut_occ < b->cyc;
             continue;
         }
         dram_busy(q, cur, cur + b->cyc, b->ranks);
@@ -1476,6 +1487,7 @@ static void walk_key_of(const walk_state *w, int double_buffer, walk_key *k)
     k->v[n++] = w->ovt_next < 0 ? LLONG_MIN : w->ovt_next - b;
     k->v[n++] = w->wq.split_rest; /* a store queued behind a split drain's rest streams on behind it */
     k->v[n++] = w->wq.split_rest > 0 ? w->wq.split_rest_at - b : 0;
+    k->v[n++] = w->wq.split_rest > 0 ? (w->wq.split_bursts * 65536 + w->wq.split_rest_bursts) * 2 + w->wq.split_short : 0;
     k->v[n++] = w->wq.n;
     for (int i = 0; i < w->wq.n; i++) {
         int j = (w->wq.head + i) % WR_QUEUE_MAX;
@@ -1685,6 +1697,7 @@ typedef struct {
 } chain_xfer;
 
 #define FOLLOW_AT_MAX 256
+#define FOLLOW_SAMPLES 4 /* output tile pairs averaged for a split rest's follower where the walk jumps */
 #define OVERTAKE_MAX 256
 /* What the analytic walk reads while it steps through the tiles of one GEMM
  * on one mapping: the GEMM, its formats and tiling, the distinct tile
@@ -1996,11 +2009,42 @@ static long long store_follow_at(void *ctx, const wr_queue *q, const wr_batch *m
         mx_probe_xfer xf[2] = {xfer_of(x, &prev), xfer_of(x, &b)};
         xf[0].skip = q->split_bursts - q->split_rest_bursts;
         mx_tile_probe p1[2], p2[2];
-        /* at their own addresses: where the walk jumps, those differ from
-         * period to period, so there the pair's class marginal stands */
-        if (q->split_rest_bursts <= 0 || !x->pm.by_sig) return 0;
-        if (walk_probe_seq(x, x->c, xf, 1, -1, p1) != 0 || walk_probe_seq(x, x->c, xf, 2, -1, p2) != 0) return 0;
-        return mx_llmax(1, p2[1].cycles - p1[1].cycles);
+        if (q->split_rest_bursts <= 0) return 0;
+        if (x->pm.by_sig) {
+            if (walk_probe_seq(x, x->c, xf, 1, -1, p1) != 0 || walk_probe_seq(x, x->c, xf, 2, -1, p2) != 0) return 0;
+            return mx_llmax(1, p2[1].cycles - p1[1].cycles);
+        }
+        /* Where the walk jumps, the pairs at their own addresses differ from
+         * period to period (their rows alternate bank groups or not).  Behind
+         * a long load's cut, the classes' pair marginal stands (stop 30);
+         * behind a short one's, the mean of the GEMM's first FOLLOW_SAMPLES
+         * consecutive pairs of the same shape classes, memoised by the
+         * classes and the split */
+        if (!q->split_short) return 0;
+        const int cp = (prev.mi == tl->m_tiles - 1) * 2 + (prev.ni == tl->n_tiles - 1),
+                  cb = (b.mi == tl->m_tiles - 1) * 2 + (b.ni == tl->n_tiles - 1);
+        const long long key = -1 - ((q->split_bursts * 65536 + q->split_rest_bursts) * 16 + cp * 4 + cb);
+        for (int i = 0; i < x->nfollow_at; i++)
+            if (x->follow_at[i].key == key) return x->follow_at[i].cyc;
+        long long sum = 0, ns = 0;
+        const long long nout = tl->m_tiles * tl->n_tiles;
+        for (long long j = 1; j < nout && ns < FOLLOW_SAMPLES; j++) {
+            const xfer_ref pa = prev_output(x, j), pb = prev_output(x, j + 1); /* output tiles j - 1 and j */
+            if ((pa.mi == tl->m_tiles - 1) * 2 + (pa.ni == tl->n_tiles - 1) != cp ||
+                (pb.mi == tl->m_tiles - 1) * 2 + (pb.ni == tl->n_tiles - 1) != cb)
+                continue;
+            mx_probe_xfer sx[2] = {xfer_of(x, &pa), xfer_of(x, &pb)};
+            sx[0].skip = xf[0].skip;
+            if (walk_probe_seq(x, x->c, sx, 1, -1, p1) != 0 || walk_probe_seq(x, x->c, sx, 2, -1, p2) != 0) return 0;
+            sum += mx_llmax(1, p2[1].cycles - p1[1].cycles);
+            ns++;
+        }
+        const long long cyc = ns > 0 ? (sum + ns / 2) / ns : 0;
+        if (x->nfollow_at < FOLLOW_AT_MAX) {
+            x->follow_at[x->nfollow_at].key = key;
+            x->follow_at[x->nfollow_at++].cyc = cyc;
+        }
+        return cyc;
     }
     const mx_tile_probe *alone = xfer_alone(x, &prev);
     if (!alone) return 0;
@@ -2603,7 +2647,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
                     .lat = wlat, .lat_after_st = wlat, .rest = pw ? wcyc - pw->cycles + wlat : -1,
                     .mi = mi, .ni = ni, .cls = (mi == x->tl->m_tiles - 1) * 2 + (ni == x->tl->n_tiles - 1),
                     .halves = hold, .bursts = nb,
-                    .tail = pw ? mx_llmax(0, pw->cycles - wlat - pw->accept) : -1,
+                    .tail = pw ? mx_llmax(0, pw->cycles - wlat - pw->accept) : -1, .cyc_alone = wcyc,
                     .ch_bursts = !c->dram_model ? nb
                                  : pw && pw->bursts > 0 ? mx_cdiv(nb * pw->ch_bursts, pw->bursts)
                                                         : mx_cdiv(nb, c->dram.channels)};
