@@ -719,6 +719,8 @@ typedef struct wr_queue {
     long long split_rest_bursts, split_bursts;
     int split_short;            /* split, where the walk jumps, by a load shorter than the drain (its rest fits the room) */
     int cut_long;               /* a walk with jumps: only a load at least as long as the drain cuts it */
+    int enter_next;             /* a held store behind a drain enters as it ends (wr_queue_pop) */
+    long long rd_at;            /* while batches are served: the next load's reads are queued from then (-1: none) */
     long long cut_fit_end;      /* split with a rest that fits the room: the unsplit drain's end (-1: not) */
     long long room;             /* bursts the store DMA keeps queued in one controller (0: no DRAM model) */
     /* the output halves: held by a queued store (held), else free from out_free */
@@ -817,6 +819,21 @@ static void wr_queue_pop(wr_queue *q, long long end)
     q->queued_bursts -= q->b[i].bursts;
     q->head = (q->head + 1) % WR_QUEUE_MAX;
     q->n--;
+    /* The next store, held because this one filled the write queue: reads
+     * queued during this drain stop the DMA feeding it, the drain runs to
+     * empty, and the held store then enters whole (it fits the room); it
+     * stays queued behind those reads, but its output half is free from
+     * here (DDR4 8x8 is MXSF 176x32x192: store 1 enters at 3,206 clocks as
+     * store 0's drain ends, and is written only after two more loads).
+     * Tile-by-tile walks on one-channel DRAMs (enter_next). */
+    if (q->enter_next && q->n > 0 && q->rd_at >= 0 && q->rd_at < end) {
+        wr_batch *nb = &q->b[q->head];
+        if (nb->halves && !nb->started && nb->t <= end && nb->ch_bursts <= q->room) {
+            for (int h = 0; h < 2; h++)
+                if (nb->halves >> h & 1) { q->held[h] = 0; q->out_free[h] = end; }
+            nb->halves = 0;
+        }
+    }
 }
 
 /* The head batch starts service at s: right behind the previous store
@@ -2390,7 +2407,11 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const long long raw = tl->double_buffer ? w->end2 : w->end1;
         const int no_gap = w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end && raw < w->wq.ld_issue &&
                            (want == w->dram_free || !w->ld_behind_st);
-        if (!no_gap && w->res_len == 0) want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+        if (!no_gap && w->res_len == 0) {
+            w->wq.rd_at = raw;
+            want = mx_llmax(want, wr_queue_serve_ready(&w->wq, w->dram_free, want));
+            w->wq.rd_at = -1;
+        }
     }
     const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
@@ -2483,10 +2504,12 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             const long long burst = (long long)ceil(c->dram.BL / 2 * c->dram.tCK_ns * c->clock_ghz);
             over = load_overtaken(x, &me, pr, stream ? w->end1 - prev_issue - burst : w->end1 - want, stream, &next);
         }
-        /* not after a draining store: then its channel time is
-         * load_after_store's marginal, not the idle start the pair probe
-         * has, and the store's rows are in the way */
-        if (next >= 0 && !behind) w->ovt_next = w->dram_free + dram_latency(c) + over + next;
+        /* also behind a draining store: the next load, issued while this
+         * one reads, shares the bus with its reads in other bank groups
+         * (DDR4 8x8 is MXSF 176x32x192: load 4 in at 2,864, 352 cycles after
+         * load 3, where alone it takes 477); the pair probe places it after
+         * this one's end as the walk has it */
+        if (next >= 0) w->ovt_next = w->dram_free + dram_latency(c) + over + next;
         /* Behind a drain, the next load issued before this one's reads
          * began (its own channel time before the end) waited with it for
          * the drain: both are one stream of row hits (DDR4 8x8 ws MXSF
@@ -2797,6 +2820,8 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
         if (nocc > 0) {
             w->res_at = from;
             w->res_len = nocc;
+            /* served with this tile's load (load_overtaken): its data then */
+            if (w->ovt_next >= 0) w->res_len = mx_llmax(1, mx_llmin(nocc, w->ovt_next - dram_latency(x->c) - from));
             from += nocc;
         } else if (x->use_probes && x->tl->double_buffer && (w->wq.cut_occ = next_load_ref(x, mi, ni, ki, &nx)) > 0) {
             /* else the next load's reads arrive when the previous tile
@@ -2806,7 +2831,9 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
             w->wq.cut_long = !x->pm.by_sig;
             w->wq.cut_ch = xfer_channels(x, &nx, 0);
         }
+        w->wq.rd_at = w->wq.cut_at;
         w->dram_free = wr_queue_serve_half(&w->wq, from, half); /* it drains after the loads */
+        w->wq.rd_at = -1;
         if (w->wq.cut_res >= 0) { /* the drain was split: the next load goes in its slot */
             /* behind the store's first part, the write-to-read turnaround
              * and the store's rows hold it (as a load behind a drain in
@@ -3117,7 +3144,9 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     ws.wq.cut_at = -1;
     ws.wq.cut_res = -1;
     ws.wq.cut_fit_end = -1;
+    ws.wq.rd_at = -1;
     if (c->dram_model) ws.wq.room = c->dram.write_high - 1;
+    ws.wq.enter_next = x->pm.by_sig && c->dram.channels == 1;
     if (x->use_probes) {
         ws.wq.follow = store_follow_at;
         ws.wq.follow_ctx = x;
