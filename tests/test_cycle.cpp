@@ -340,6 +340,32 @@ TEST(Dma, UngetReturnsTheRefusedBurstNext)
     EXPECT_EQ(got, (std::vector<uint64_t>{64, 128, 192}));
 }
 
+// mx_dma_stream_fill: the bursts mx_dma_stream_next gives, a buffer at a
+// time (the cycle engine's read-ahead).  Burst 64.  Segments of 100 bytes
+// at 100 and 356: [100, 200) moves bursts 64, 128, 192; [356, 456) 320, 384,
+// 448.  Then 32-byte segments at 0 and 32 share burst 0: it moves once.  A
+// held burst comes first.
+TEST(Dma, FillGivesTheBurstsOfNext)
+{
+    mx_dma_stream s;
+    mx_dma_stream_init(&s, 64);
+    mx_dma_stream_add_segments(&s, 100, 256, 100, 2);
+    mx_dma_stream_add_segments(&s, 0, 32, 32, 2);
+    uint64_t a;
+    ASSERT_TRUE(mx_dma_stream_next(&s, &a));
+    EXPECT_EQ(a, 64u);
+    mx_dma_stream_unget(&s, a);
+    uint64_t b[4] = {};
+    ASSERT_EQ(mx_dma_stream_fill(&s, b, 4), 4u);
+    EXPECT_EQ(b[0], 64u); EXPECT_EQ(b[1], 128u); EXPECT_EQ(b[2], 192u); EXPECT_EQ(b[3], 320u);
+    ASSERT_EQ(mx_dma_stream_fill(&s, b, 2), 2u);
+    EXPECT_EQ(b[0], 384u); EXPECT_EQ(b[1], 448u);
+    ASSERT_EQ(mx_dma_stream_fill(&s, b, 4), 1u);
+    EXPECT_EQ(b[0], 0u);
+    EXPECT_EQ(mx_dma_stream_fill(&s, b, 4), 0u);
+    EXPECT_FALSE(mx_dma_stream_next(&s, &a));
+}
+
 // A config naming a DRAM that was never loaded (a caller skipped
 // mx_config_dram) is refused by both engines instead of silently timing the
 // bandwidth channel.

@@ -1068,3 +1068,74 @@ TEST(DramWake, RefusedDmaFedWhenTheQueueMoves)
         EXPECT_EQ(m.now(), 31u); // stopped where the feed asked
     }
 }
+
+// mx_dram_dma_pend: the model adds a refused DMA's next requests itself, at
+// the clocks a feed retrying them would (the example above: a read queue of
+// 2 with columns 0 and 1 of bank group 0, bank 0, row 5 in it from clock 0;
+// the RDs at 22, 30, 38, 46, 54 free a slot each, seen from the next clock).
+// Columns 2, 3, 4 pending: added at 23, 31 and 39 (their arrival clocks),
+// the feed called only at 39, when the list ran out, and told all three
+// were taken.  Done RD + CL + BL/2: 64, 72, 80.
+struct PendFeed {
+    mx_dram *d;
+    int calls = 0, ret = 0;
+    uint64_t at = 0;
+    size_t taken = 99;
+};
+int pend_feed_cb(void *ctx)
+{
+    PendFeed *f = static_cast<PendFeed *>(ctx);
+    f->calls++;
+    f->at = mx_dram_now(f->d);
+    f->taken = mx_dram_dma_taken(f->d, 0);
+    EXPECT_EQ(mx_dram_dma_taken(f->d, 1), 0u);
+    return f->ret;
+}
+
+TEST(DramWake, PendingDmaAddedByTheModelAtTheFeedsClocks)
+{
+    mx_dram_config c = ddr4_3200();
+    c.queue_size = 2; c.write_high = 2; c.write_low = 1; // no writes here
+    const uint64_t next[3] = {A(0, 0, 5, 2), A(0, 0, 5, 3), A(0, 0, 5, 4)};
+    {
+        Dram m(c);
+        m.add(A(0, 0, 5, 0), 0, 0);
+        m.add(A(0, 0, 5, 1), 0, 1);
+        EXPECT_EQ(mx_dram_dma_add(m.d, next[0], 0, 7), -1); // full
+        mx_dram_dma_pend(m.d, 0, next, 3, 7);
+        PendFeed f{m.d};
+        ASSERT_EQ(mx_dram_run_until_wake(m.d, 100, 0, 1, pend_feed_cb, &f), 0);
+        EXPECT_EQ(f.calls, 1);
+        EXPECT_EQ(f.at, 39u);
+        EXPECT_EQ(f.taken, 3u);
+        EXPECT_EQ(m.now(), 100u);
+        EXPECT_EQ(m.stats().reads_done, 5u);
+        uint64_t arrive[3] = {}, done[3] = {};
+        mx_dram_done r;
+        while (mx_dram_pop_done(m.d, &r))
+            if (r.id == 7) {
+                const int k = (int)((r.addr / 64) % 128) - 2; // the column
+                ASSERT_TRUE(k >= 0 && k < 3);
+                arrive[k] = r.arrive;
+                done[k] = r.done;
+            }
+        EXPECT_EQ(arrive[0], 23u); EXPECT_EQ(arrive[1], 31u); EXPECT_EQ(arrive[2], 39u);
+        EXPECT_EQ(done[0], 64u); EXPECT_EQ(done[1], 72u); EXPECT_EQ(done[2], 80u);
+    }
+    {
+        // At `until` (31: the RD in 30 frees a slot seen at 31) the model
+        // adds nothing itself: the caller's feed runs there, as before, and
+        // is told only column 2 (at 23) was taken.
+        Dram m(c);
+        m.add(A(0, 0, 5, 0), 0, 0);
+        m.add(A(0, 0, 5, 1), 0, 1);
+        mx_dram_dma_pend(m.d, 0, next, 3, 7);
+        PendFeed f{m.d};
+        f.ret = MX_DRAM_FEED_REFUSED;
+        ASSERT_EQ(mx_dram_run_until_wake(m.d, 31, 0, 1, pend_feed_cb, &f), 0);
+        EXPECT_EQ(f.calls, 1);
+        EXPECT_EQ(f.at, 31u);
+        EXPECT_EQ(f.taken, 1u);
+        EXPECT_EQ(mx_dram_dma_taken(m.d, 0), 0u); // the feed took the list
+    }
+}

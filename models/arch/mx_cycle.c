@@ -202,6 +202,29 @@ typedef struct {
 } load_slot;
 
 #define STORE_SLOTS 8
+
+/* A DMA stream read ahead: the protocol DRAM takes a refused DMA's next
+ * requests from this buffer itself (mx_dram_dma_pend), at the clocks the
+ * engine's feed would have added them.  The stream is read only through it
+ * (the buffer is empty when its stream ends). */
+#define AHEAD 64
+typedef struct {
+    uint64_t a[AHEAD];
+    int i, n;            /* a[i] is next */
+} ahead_buf;
+
+static int ahead_next(ahead_buf *b, mx_dma_stream *st, uint64_t *addr)
+{
+    if (b->i == b->n) {
+        const int n = (int)mx_dma_stream_fill(st, b->a, AHEAD);
+        b->i = 0;
+        b->n = n;
+        if (!n) return 0;
+    }
+    *addr = b->a[b->i++];
+    return 1;
+}
+
 typedef struct {
     long long out_idx;
     long long avail;     /* accelerator cycle the RQU has the codes ready */
@@ -332,6 +355,7 @@ typedef struct {
     int ld_active;             /* its stream is set up                        */
     mx_dma_stream ld_st[2];    /* A and B streams of tile ld                  */
     int ld_which;
+    ahead_buf ldb, stb;        /* ld_st[ld_which]'s and stores[st_issue]'s addresses read ahead */
     uint64_t ld_refused, st_refused; /* port_mark() of the last refusal     */
     long long cp;              /* next tile to compute                        */
     tile_info cp_ti;           /* tile_at(cp), computed once per tile          */
@@ -476,9 +500,9 @@ static int cycle_issue_loads(cycle_run *r)
         if (port_still_refuses(&r->port, r->ld_refused, 0)) break;
         while (r->ld_which < 2) {
             mx_dma_stream *st = &r->ld_st[r->ld_which];
-            if (!mx_dma_stream_next(st, &addr)) { r->ld_which++; continue; }
+            if (!ahead_next(&r->ldb, st, &addr)) { r->ld_which++; continue; }
             if (mem_try_add(&r->port, addr, 0, (uint64_t)r->ld) != 0) {
-                mx_dma_stream_unget(st, addr);
+                r->ldb.i--; /* the refused address comes next */
                 r->ld_refused = port_mark(&r->port, 0);
                 blocked = 1;
                 break;
@@ -509,9 +533,9 @@ static int cycle_issue_stores(cycle_run *r, long long now_a)
         uint64_t addr;
         int blocked = 0;
         for (;;) {
-            if (!mx_dma_stream_next(&ss->st, &addr)) break;
+            if (!ahead_next(&r->stb, &ss->st, &addr)) break;
             if (mem_try_add(&r->port, addr, 1, (1ull << 62) | (uint64_t)si) != 0) {
-                mx_dma_stream_unget(&ss->st, addr);
+                r->stb.i--; /* the refused address comes next */
                 r->st_refused = port_mark(&r->port, 1);
                 blocked = 1;
                 break;
@@ -624,6 +648,38 @@ static int cycle_refused(const cycle_run *r)
     return port_still_refuses(&r->port, r->ld_refused, 0) || port_still_refuses(&r->port, r->st_refused, 1);
 }
 
+/* The refused DMAs' read-ahead addresses to the DRAM model, which adds
+ * them itself as its queues free (mx_dram_dma_pend): a refused load is in
+ * mid-tile, a refused store has started (its codes are out), and either
+ * adds exactly these next at any retry, with the same id. */
+static void cycle_pend(cycle_run *r)
+{
+    if (port_still_refuses(&r->port, r->ld_refused, 0))
+        mx_dram_dma_pend(r->port.d, 0, r->ldb.a + r->ldb.i, (size_t)(r->ldb.n - r->ldb.i), (uint64_t)r->ld);
+    if (port_still_refuses(&r->port, r->st_refused, 1))
+        mx_dram_dma_pend(r->port.d, 1, r->stb.a + r->stb.i, (size_t)(r->stb.n - r->stb.i),
+                         (1ull << 62) | (uint64_t)r->st_issue);
+}
+
+/* What the DRAM model took of those, booked as cycle_issue_loads and
+ * cycle_issue_stores book their own (the refusal marks go stale: the epochs
+ * moved, so the next retry is made). */
+static void cycle_take(cycle_run *r)
+{
+    size_t k = mx_dram_dma_taken(r->port.d, 0);
+    if (k) {
+        r->ldb.i += (int)k;
+        r->loads[r->ld % LOAD_SLOTS].outstanding += k;
+        r->read_bursts[r->ld_which] += k;
+    }
+    k = mx_dram_dma_taken(r->port.d, 1);
+    if (k) {
+        r->stb.i += (int)k;
+        r->stores[r->st_issue % STORE_SLOTS].outstanding += k;
+        r->write_bursts += k;
+    }
+}
+
 /* mx_dram_feed: at a DRAM event that moved the queues while a DMA was
  * refused, the engine's stages at that clock.  Compute cannot start there
  * (no transfer ended: the DRAM stops for those), so only the DMAs act, in
@@ -634,6 +690,7 @@ static int cycle_feed(void *ctx)
     cycle_run *r = ctx;
     r->port.now = (long long)mx_dram_now(r->port.d);
     const long long now_a = mem_to_acc(&r->port, r->port.now);
+    cycle_take(r);
     const long long ld0 = r->ld, st0 = r->st_issue;
     /* One round: the event loop's second round could only retry loads
      * after the stores' writes, and a read is refused on its read queue
@@ -641,7 +698,9 @@ static int cycle_feed(void *ctx)
     cycle_issue_loads(r);
     cycle_issue_stores(r, now_a);
     if (r->ld != ld0 || r->st_issue != st0) return MX_DRAM_FEED_WAKE;
-    return cycle_refused(r) ? MX_DRAM_FEED_REFUSED : 0;
+    if (!cycle_refused(r)) return 0;
+    cycle_pend(r);
+    return MX_DRAM_FEED_REFUSED;
 }
 
 /* The totals into s: cycles (the last store or RQU end if later than the
@@ -778,6 +837,7 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
         }
         if (r->port.d && !every_event) { /* the DRAM runs alone up to the engine's next need */
             const long long own = cycle_own_event(r);
+            cycle_pend(r);
             if (mx_dram_run_until_wake(r->port.d, own == LLONG_MAX ? UINT64_MAX : (uint64_t)own,
                                        cycle_fewest_outstanding(r), cycle_refused(r), cycle_feed, r) != 0) {
                 rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' stopped making progress at tile %lld of %lld, "
@@ -786,6 +846,7 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
                              g->name, r->cp, r->ntiles, (long long)mx_dram_now(r->port.d));
                 break;
             }
+            cycle_take(r);
             r->port.now = (long long)mx_dram_now(r->port.d);
             continue;
         }

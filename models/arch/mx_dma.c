@@ -87,6 +87,44 @@ int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr)
     return 0;
 }
 
+size_t mx_dma_stream_fill(mx_dma_stream *s, uint64_t *out, size_t max)
+{
+    size_t n = 0;
+    if (max == 0) return 0;
+    if (s->held) {
+        s->held = 0;
+        out[n++] = s->hold;
+    }
+    const uint64_t burst = s->burst;
+    uint64_t next = s->next, end = s->end, last = s->last;
+    int emitted = s->emitted;
+    while (n < max && s->g < s->nseg) {
+        if (next < end) { /* mx_dma_stream_next's first branch */
+            const uint64_t a = next;
+            next += burst;
+            if (emitted && a == last) continue;
+            emitted = 1;
+            last = a;
+            out[n++] = a;
+            continue;
+        }
+        const mx_dma_seg *g = &s->seg[s->g];
+        if (++s->j >= g->count) {
+            s->j = 0;
+            if (++s->g >= s->nseg) break;
+            g = &s->seg[s->g];
+        }
+        const uint64_t start = g->base + s->j * g->stride;
+        next = start - start % burst;
+        end = start + g->len;
+    }
+    s->next = next;
+    s->end = end;
+    s->last = last;
+    s->emitted = emitted;
+    return n;
+}
+
 uint64_t mx_dma_stream_bursts(const mx_dma_stream *s)
 {
     mx_dma_stream c = *s;

@@ -27,6 +27,7 @@
 
 #include "util/mx_fp_env.h" /* refuses -ffast-math, excess precision */
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -77,6 +78,10 @@ void mx_dma_stream_add_segments(mx_dma_stream *s, uint64_t base, uint64_t stride
 void mx_dma_stream_add_linear(mx_dma_stream *s, uint64_t base, uint64_t bytes);
 /* Next burst address: 1 and *addr, or 0 when the stream is exhausted. */
 int mx_dma_stream_next(mx_dma_stream *s, uint64_t *addr);
+/* Up to max next burst addresses into out, as mx_dma_stream_next one by
+ * one would give them (the stream's state in locals: faster per burst).
+ * The count; less than max only when the stream is exhausted. */
+size_t mx_dma_stream_fill(mx_dma_stream *s, uint64_t *out, size_t max);
 /* Puts back the address the last mx_dma_stream_next returned (the memory
  * did not take it): the next call returns it again. */
 void mx_dma_stream_unget(mx_dma_stream *s, uint64_t addr);

@@ -346,6 +346,13 @@ struct mx_dram {
     struct inflight_ring { inflight_t *v; size_t head, n, due, cap; } fly[3]; /* cap: a power of two */
     uint64_t fly_next;               /* least done not yet due (UINT64_MAX: none) */
     size_t fn;                       /* completed, not popped: the sum of the rings' due */
+    struct dma_pend {                /* mx_dram_dma_pend: [0] reads, [1] writes */
+        const uint64_t *a;
+        size_t n, i;                 /* a[i] is next; n 0: none */
+        uint64_t id;
+        int placed;                  /* pl is a[i]'s place */
+        req_place pl;
+    } pend[2];
     mx_dram_stats st;                /* commands and completions (energy filled on read) */
 };
 
@@ -1134,6 +1141,47 @@ static inline __attribute__((always_inline)) int add_mapped(mx_dram *d, req_plac
     return 0;
 }
 
+void mx_dram_dma_pend(mx_dram *d, int is_write, const uint64_t *addr, size_t n, uint64_t id)
+{
+    struct dma_pend *p = &d->pend[is_write != 0];
+    p->a = addr;
+    p->n = n;
+    p->i = 0;
+    p->id = id;
+    p->placed = 0;
+}
+
+size_t mx_dram_dma_taken(mx_dram *d, int is_write)
+{
+    struct dma_pend *p = &d->pend[is_write != 0];
+    const size_t k = p->i;
+    p->n = p->i = 0;
+    return k;
+}
+
+/* The pending lists at a clock the caller's feed would run: each added
+ * while mx_dram_dma_add takes it, reads first (as the cycle engine's feed:
+ * a write added does not change a read's answer).  1 when a list ran out
+ * (the caller's stream goes on: its feed must run now), 0 when every list
+ * is refused at its next request. */
+static int pend_feed(mx_dram *d)
+{
+    for (int w = 0; w < 2; w++) {
+        struct dma_pend *p = &d->pend[w];
+        if (!p->n) continue;
+        while (p->i < p->n) {
+            if (!p->placed) { p->pl = map_place(&d->m, &d->bm, p->a[p->i]); p->placed = 1; }
+            const chan_t *ch = &d->ch[p->pl.ch];
+            if (w ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) break;
+            (void)add_mapped(d, p->pl, p->a[p->i], w, p->id); /* takes it: the queue has room */
+            p->i++;
+            p->placed = 0;
+        }
+        if (p->i == p->n) return 1;
+    }
+    return 0;
+}
+
 static uint64_t min_next(const mx_dram *d)
 {
     uint64_t nx = UINT64_MAX;
@@ -1230,6 +1278,11 @@ int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_e
         if (dones > 0 && d->fn >= dones) break;
         if (watch_epoch && d->epoch != epoch0) {
             if (!feed) break;
+            if ((d->pend[0].n | d->pend[1].n) && d->now < until && !pend_feed(d)) {
+                epoch0 = d->epoch; /* every DMA still refused: feed would add nothing more */
+                quiet = d->fn != fn0 ? 0 : quiet + 1;
+                continue;
+            }
             const int f = feed(ctx);
             if (f & MX_DRAM_FEED_WAKE) break;
             watch_epoch = f & MX_DRAM_FEED_REFUSED;

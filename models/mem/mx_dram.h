@@ -186,6 +186,21 @@ void mx_dram_run_until(mx_dram *d, uint64_t until);
  * over MX_DRAM_IDLE_EVENTS_MAX events in a row completing nothing: a model
  * bug). */
 enum { MX_DRAM_FEED_WAKE = 1, MX_DRAM_FEED_REFUSED = 2 };
+/* A refused DMA's next requests of one kind (is_write 0 or 1), in order,
+ * all with one id: addr[0] is the refused one.  While
+ * mx_dram_run_until_wake watches the epoch before `until`, at each clock it
+ * would call `feed` the model first adds these itself, reads then writes,
+ * each while mx_dram_dma_add takes them (at the clock feed would have
+ * added them: the same arrival clock and order).  It calls feed only when
+ * a list runs out (feed continues that DMA's stream), or at `until`.  The
+ * caller sets the lists only where its feed would add exactly these
+ * requests (a transfer started, refused at addr[0]), and calls
+ * mx_dram_dma_taken before reading or changing its stream.  addr stays the
+ * caller's, unchanged until then.  n 0: none of that kind. */
+void mx_dram_dma_pend(mx_dram *d, int is_write, const uint64_t *addr, size_t n, uint64_t id);
+/* How many of the requests of mx_dram_dma_pend's list of that kind the
+ * model added since it was set; the list is dropped. */
+size_t mx_dram_dma_taken(mx_dram *d, int is_write);
 typedef int (*mx_dram_feed)(void *ctx);
 int mx_dram_run_until_wake(mx_dram *d, uint64_t until, size_t dones, int watch_epoch, mx_dram_feed feed,
                            void *ctx);
