@@ -593,45 +593,15 @@ static void set_next(chan_t *ch, uint64_t tmin)
     ch->next = nx < tmin ? tmin : nx;
 }
 
-/* rescan_cas's hit class, w constant (the read or write times). */
-static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram *d, chan_t *ch, uint64_t tmin, int w)
+/* The hit class's scan, w and by_floor constant: each bank's oldest hit at
+ * its CAS time, or (by_floor) at the later of its bank's time and the
+ * floor fl; the earliest, then oldest, kept without branches. */
+static inline __attribute__((always_inline)) void scan_hits(const mx_dram *d, chan_t *ch, uint64_t tmin, int w,
+                                                            int by_floor, uint64_t fl)
 {
     const queue_t *q = w ? &ch->wq : &ch->rq;
     const int *ohit = ch->ohit[w];
     int hidx = -1;
-    /* One rank, and no group's time of this kind above the rank's (clamped
-     * to tmin): a hit's time is its bank's or that floor, so the group and
-     * rank times need not be read per bank.  Only where a CAS to another
-     * bank group costs as much as one to the same (hit_floor; HBM2: tCCD_S,
-     * tCCD_L <= the burst): there it fails only for a few clocks after a
-     * read/write turnaround.  Elsewhere (DDR4, LPDDR4) it would fail after
-     * most CASes, and the branch, taken now and then, mispredicts. */
-    const uint64_t fl = clampu(w ? ch->rank[0].wr : ch->rank[0].rd, tmin);
-    if (d->hit_floor && clampu(ch->gmax[w], tmin) <= fl) {
-        cand_key best = ckey(UINT64_MAX, UINT64_MAX);
-        for (int k = 0; k < d->mask_words; k++)
-            for (uint64_t m = ch->hmask[w][k]; m;) {
-                const int b1 = k * 64 + __builtin_ctzll(m);
-                m &= m - 1;
-                const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
-                m &= m - 1;
-                const int s1 = ohit[b1], s2 = ohit[b2];
-                const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd, e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
-                const cand_key k1 = ckey(e1 > (int64_t)fl ? (uint64_t)e1 : fl, q->pool[s1].seq);
-                const cand_key k2 = ckey(e2 > (int64_t)fl ? (uint64_t)e2 : fl, q->pool[s2].seq);
-                const int t1 = k1 < best;
-                hidx = t1 ? s1 : hidx;
-                best = t1 ? k1 : best;
-                const int t2 = k2 < best;
-                hidx = t2 ? s2 : hidx;
-                best = t2 ? k2 : best;
-            }
-        ch->hit.kind = hidx >= 0 ? CAND_CAS : CAND_NONE;
-        ch->hit.idx = hidx;
-        ch->hit.at = (uint64_t)(best >> 64);
-        ch->hit.seq = (uint64_t)best;
-        return;
-    }
     cand_key best = ckey(UINT64_MAX, UINT64_MAX);
     for (int k = 0; k < d->mask_words; k++)
         for (uint64_t m = ch->hmask[w][k]; m;) {
@@ -640,8 +610,17 @@ static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram 
             const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
             m &= m - 1;
             const int s1 = ohit[b1], s2 = ohit[b2];
-            const cand_key k1 = ckey(clampu(cas_ready(d, ch, b1, w), tmin), q->pool[s1].seq);
-            const cand_key k2 = ckey(clampu(cas_ready(d, ch, b2, w), tmin), q->pool[s2].seq);
+            uint64_t a1, a2;
+            if (by_floor) {
+                const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd, e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
+                a1 = e1 > (int64_t)fl ? (uint64_t)e1 : fl;
+                a2 = e2 > (int64_t)fl ? (uint64_t)e2 : fl;
+            } else {
+                a1 = clampu(cas_ready(d, ch, b1, w), tmin);
+                a2 = clampu(cas_ready(d, ch, b2, w), tmin);
+            }
+            const cand_key k1 = ckey(a1, q->pool[s1].seq);
+            const cand_key k2 = ckey(a2, q->pool[s2].seq);
             const int t1 = k1 < best;
             hidx = t1 ? s1 : hidx;
             best = t1 ? k1 : best;
@@ -653,6 +632,21 @@ static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram 
     ch->hit.idx = hidx;
     ch->hit.at = (uint64_t)(best >> 64);
     ch->hit.seq = (uint64_t)best;
+}
+
+/* rescan_cas's hit class, w constant (the read or write times). */
+static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram *d, chan_t *ch, uint64_t tmin, int w)
+{
+    /* One rank, and no group's time of this kind above the rank's (clamped
+     * to tmin): a hit's time is its bank's or that floor, so the group and
+     * rank times need not be read per bank.  Only where a CAS to another
+     * bank group costs as much as one to the same (hit_floor; HBM2: tCCD_S,
+     * tCCD_L <= the burst): there it fails only for a few clocks after a
+     * read/write turnaround.  Elsewhere (DDR4, LPDDR4) it would fail after
+     * most CASes, and the branch, taken now and then, mispredicts. */
+    const uint64_t fl = clampu(w ? ch->rank[0].wr : ch->rank[0].rd, tmin);
+    if (d->hit_floor && clampu(ch->gmax[w], tmin) <= fl) scan_hits(d, ch, tmin, w, 1, fl);
+    else scan_hits(d, ch, tmin, w, 0, 0);
 }
 
 /* One candidate per class: refresh work, row hit (oldest first among the
