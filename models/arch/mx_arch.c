@@ -1368,6 +1368,15 @@ typedef struct {
     int ranks, channels;
 } ref_sched;
 
+/* Rank r of every channel in a transfer's rank mask (bit channel * ranks +
+ * rank, as mx_cycle_xfer_ranks). */
+static uint64_t rank_bits(const ref_sched *rs, int r)
+{
+    uint64_t m = 0;
+    for (int ch = 0; ch < rs->channels && ch * rs->ranks + r < 64; ch++) m |= 1ull << (ch * rs->ranks + r);
+    return m;
+}
+
 static ref_sched ref_sched_of(const mx_arch_config *c, int use_probes)
 {
     ref_sched r = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -1406,8 +1415,7 @@ static long long ref_delay(const ref_sched *rs, long long start, long long len, 
         return after > 0 ? llround(after * rs->share) : 0;
     }
     for (int r = 0; r < rs->ranks && r < 64 && (double)start < rs->exact_end; r++) {
-        uint64_t m = 0;
-        for (int ch = 0; ch < rs->channels && ch * rs->ranks + r < 64; ch++) m |= 1ull << (ch * rs->ranks + r);
+        const uint64_t m = rank_bits(rs, r);
         if (!(ranks & m) || (*used >> r & 1)) continue;
         const double due = rs->step * (r + 1);
         if ((double)len >= rs->first && due < (double)(start + len)) { /* its probe (from an idle DRAM) had a REF */
@@ -1434,8 +1442,7 @@ static long long ref_exact(const ref_sched *rs, long long start, long long end, 
     double d = 0;
     int n = 0;
     for (int r = 0; r < rs->ranks && r < 64; r++) {
-        uint64_t m = 0;
-        for (int ch = 0; ch < rs->channels && ch * rs->ranks + r < 64; ch++) m |= 1ull << (ch * rs->ranks + r);
+        const uint64_t m = rank_bits(rs, r);
         if (!(ranks & m)) continue;
         n++;
         /* from the first REF due at or after start: a long GEMM has many */
@@ -1739,6 +1746,8 @@ static long long burst_bytes(burst_memo *bm, const mx_arch_config *c, const mx_o
 /* a transfer in walk_ctx's sequence (walk_chain_pj) */
 typedef struct {
     long long t, end; /* issued (a load) or began draining (a store); its channel time's end */
+    long long offer;  /* the DMA offered it (a load: the tile it waits for ended; a store: its
+                         codes ready), for drain_floor */
     mx_probe_xfer f;
 } chain_xfer;
 
@@ -1789,11 +1798,6 @@ typedef struct {
      * energy as one sequence (walk_chain_pj); chain_n -1: not usable */
     chain_xfer *chain;
     int chain_on, chain_n, chain_max;
-    /* GEMMs probed tile by tile (pm.by_sig): the same transfers with the
-     * time the DMA offered each (a load: when the tile it waits for ended;
-     * a store: its codes ready), for drain_floor; seq_n -1: not usable */
-    struct { long long at; mx_probe_xfer f; } seq[2 * PROBE_SIG_TILES + 4];
-    int seq_n;
     double chain_extra_pj; /* second copies, per byte (not in the sequence) */
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
@@ -1828,22 +1832,14 @@ static mx_probe_xfer xfer_of(const walk_ctx *x, const xfer_ref *r)
 }
 
 /* Transfer f, issued (a load) or ready (a store) at t, into x's sequence. */
-static void chain_add(walk_ctx *x, long long t, long long end, const mx_probe_xfer *f)
+static void chain_add(walk_ctx *x, long long offer, long long t, long long end, const mx_probe_xfer *f)
 {
     if (x->chain_n < 0) return;
     if (x->chain_n >= x->chain_max) { x->chain_n = -1; return; }
     x->chain[x->chain_n].t = t;
     x->chain[x->chain_n].end = end;
+    x->chain[x->chain_n].offer = offer;
     x->chain[x->chain_n++].f = *f;
-}
-
-/* Transfer f offered by the DMA at t into x's timed sequence. */
-static void seq_add(walk_ctx *x, long long t, const mx_probe_xfer *f)
-{
-    if (x->seq_n < 0) return;
-    if (x->seq_n >= (int)(sizeof x->seq / sizeof x->seq[0])) { x->seq_n = -1; return; }
-    x->seq[x->seq_n].at = t;
-    x->seq[x->seq_n++].f = *f;
 }
 
 /* The earliest a load offered at `at` (transfer f) has its data in: every
@@ -1862,16 +1858,16 @@ static void seq_add(walk_ctx *x, long long t, const mx_probe_xfer *f)
  * decide when a channel's reads end); else 0. */
 static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f)
 {
-    if (!x->pm.by_sig || x->seq_n <= 0 || x->seq_n >= MX_PROBE_TIMED_MAX) return 0;
+    if (!x->pm.by_sig || !x->chain_on || x->chain_n <= 0 || x->chain_n >= MX_PROBE_TIMED_MAX) return 0;
     const mx_arch_config *c = &x->c_noref;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     mx_probe_xfer xf[MX_PROBE_TIMED_MAX];
     long long t[MX_PROBE_TIMED_MAX], end[MX_PROBE_TIMED_MAX], bursts = 0;
     int stores = 0;
-    const int n = x->seq_n + 1;
+    const int n = x->chain_n + 1;
     for (int i = 0; i < n; i++) {
-        xf[i] = i < x->seq_n ? x->seq[i].f : *f;
-        t[i] = (long long)ceil((double)(i < x->seq_n ? x->seq[i].at : at) / ratio - 1e-9); /* DRAM clocks */
+        xf[i] = i < x->chain_n ? x->chain[i].f : *f;
+        t[i] = (long long)ceil((double)(i < x->chain_n ? x->chain[i].offer : at) / ratio - 1e-9); /* DRAM clocks */
         stores += (xf[i].what & MX_PROBE_STORE) != 0;
         bursts += mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0, xf[i].m, xf[i].n0,
                                        xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
@@ -2403,8 +2399,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         for (int r = 0; x->rs.on && r < x->rs.ranks && r < 64; r++) /* the probe ran on the GEMM's own clock */
             if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
-        if (x->chain_on) chain_add(x, 0, w->dram_free, &x->pair_xf[w->t]);
-        if (x->pm.by_sig) seq_add(x, 0, &x->pair_xf[w->t]);
+        if (x->chain_on) chain_add(x, 0, 0, w->dram_free, &x->pair_xf[w->t]);
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
@@ -2452,13 +2447,12 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
      * seeds 14..19 mean 0.942% but a row 4.4% -> 10.1%, and 16 KiB
      * buffers on HBM2 2.98% -> 3.25%; docs/DECISIONS.md, stop 31). */
     long long floor_at = 0;
-    if (pr && x->pm.by_sig) {
+    const long long offered = tl->double_buffer ? w->end2 : w->end1; /* the DMA offers it */
+    xfer_ref nx;
+    if (pr && x->pm.by_sig && !next_load_of(x, mi, ni, ki, &nx)) {
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         const mx_probe_xfer f = xfer_of(x, &me);
-        const long long raw = tl->double_buffer ? w->end2 : w->end1;
-        xfer_ref nx;
-        if (!next_load_of(x, mi, ni, ki, &nx)) floor_at = drain_floor(x, raw, &f);
-        seq_add(x, raw, &f);
+        floor_at = drain_floor(x, offered, &f);
     }
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
         long long occ = w->res_len;
@@ -2469,7 +2463,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
         dram_busy(&w->wq, at, at + occ, xfer_ranks(x, &w->wq, &me, pr->ranks));
         w->probe_pj += pr->cmd_pj;
-        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, at, at + occ, &f); }
+        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, offered, at, at + occ, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += pr->act;
         return mx_llmax(floor_at, at + occ + dram_latency(c));
@@ -2531,7 +2525,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         load_done(x, w, me, w->dram_free + dram_latency(c) - read_lag(c));
         w->ld_behind_st = behind;
         w->probe_pj += pj;
-        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, want, w->dram_free, &f); }
+        if (x->chain_on) { const mx_probe_xfer f = xfer_of(x, &me); chain_add(x, offered, want, w->dram_free, &f); }
         w->probe_rd += pr->bursts;
         w->probe_act += act;
         /* the next load, issued when the previous tile ended (end1), may
@@ -2562,7 +2556,6 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         return mx_llmax(floor_at, w->dram_free + dram_latency(c) + over);
     }
     x->chain_n = -1;
-    x->seq_n = -1;
     w->dram_free = want + dram_cycles(c, la + lb, 0);
     return w->dram_free + dram_latency(c);
 }
@@ -2655,12 +2648,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         const mx_probe_xfer f = xfer_of(x, &me);
         if (pw) {
-            chain_add(x, avail, avail, &f);
-            seq_add(x, avail, &f);
+            chain_add(x, avail, avail, avail, &f);
             x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
         } else {
             x->chain_n = -1;
-            x->seq_n = -1;
         }
     }
     /* The output half is held until the store has left the buffer.  With a

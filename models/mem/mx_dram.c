@@ -1081,11 +1081,19 @@ int mx_dram_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
     return add_mapped(d, map_place(&d->m, &d->bm, addr), addr, is_write, id);
 }
 
+/* Whether the DMA's next request of this kind enters ch now: a write only
+ * below the drain watermark, a read while the read queue has room
+ * (mx_dram_dma_add, and the pending lists of mx_dram_dma_pend). */
+static inline int dma_takes(const mx_dram *d, const chan_t *ch, int is_write)
+{
+    return is_write ? below_drain(d, ch) : ch->rq.n < d->c.queue_size;
+}
+
 int mx_dram_dma_add(mx_dram *d, uint64_t addr, int is_write, uint64_t id)
 {
     const req_place p = map_place(&d->m, &d->bm, addr);
     const chan_t *ch = &d->ch[p.ch];
-    if (is_write ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) return -1;
+    if (!dma_takes(d, ch, is_write)) return -1;
     return add_mapped(d, p, addr, is_write, id);
 }
 
@@ -1166,7 +1174,7 @@ static int pend_feed(mx_dram *d)
         while (p->i < p->n) {
             if (!p->placed) { p->pl = map_place(&d->m, &d->bm, p->a[p->i]); p->placed = 1; }
             const chan_t *ch = &d->ch[p->pl.ch];
-            if (w ? !below_drain(d, ch) : ch->rq.n >= d->c.queue_size) break;
+            if (!dma_takes(d, ch, w)) break;
             (void)add_mapped(d, p->pl, p->a[p->i], w, p->id); /* takes it: the queue has room */
             p->i++;
             p->placed = 0;
