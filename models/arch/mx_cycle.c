@@ -211,6 +211,10 @@ typedef struct {
 typedef struct {
     uint64_t a[AHEAD];
     int i, n;            /* a[i] is next */
+    /* Bursts read from the stream and bursts the DRAM model took: taken can
+     * never pass read (a take not moving i would re-add the same bursts
+     * forever while time advances; cycle_take stops the GEMM instead). */
+    uint64_t read, taken;
 } ahead_buf;
 
 static int ahead_next(ahead_buf *b, mx_dma_stream *st, uint64_t *addr)
@@ -219,6 +223,7 @@ static int ahead_next(ahead_buf *b, mx_dma_stream *st, uint64_t *addr)
         const int n = (int)mx_dma_stream_fill(st, b->a, AHEAD);
         b->i = 0;
         b->n = n;
+        b->read += (uint64_t)n;
         if (!n) return 0;
     }
     *addr = b->a[b->i++];
@@ -370,6 +375,7 @@ typedef struct {
     int out_free_known[2];
     long long rqu_free, last_write_done, last_rqu_end;
     uint64_t read_bursts[2], write_bursts, copy_bursts;
+    int take_bad;              /* cycle_take saw more taken than read (internal error) */
 } cycle_run;
 
 /* A finished output tile's store: its RQU end (on the drain path, fold by
@@ -664,20 +670,27 @@ static void cycle_pend(cycle_run *r)
 /* What the DRAM model took of those, booked as cycle_issue_loads and
  * cycle_issue_stores book their own (the refusal marks go stale: the epochs
  * moved, so the next retry is made). */
-static void cycle_take(cycle_run *r)
+static int cycle_take(cycle_run *r)
 {
     size_t k = mx_dram_dma_taken(r->port.d, 0);
     if (k) {
         r->ldb.i += (int)k;
+        r->ldb.taken += k;
         r->loads[r->ld % LOAD_SLOTS].outstanding += k;
         r->read_bursts[r->ld_which] += k;
     }
     k = mx_dram_dma_taken(r->port.d, 1);
     if (k) {
         r->stb.i += (int)k;
+        r->stb.taken += k;
         r->stores[r->st_issue % STORE_SLOTS].outstanding += k;
         r->write_bursts += k;
     }
+    /* what was taken past the buffer's position is more than was read */
+    return r->ldb.taken + (uint64_t)(r->ldb.n - r->ldb.i) > r->ldb.read ||
+                   r->stb.taken + (uint64_t)(r->stb.n - r->stb.i) > r->stb.read
+               ? -1
+               : 0;
 }
 
 /* mx_dram_feed: at a DRAM event that moved the queues while a DMA was
@@ -690,7 +703,10 @@ static int cycle_feed(void *ctx)
     cycle_run *r = ctx;
     r->port.now = (long long)mx_dram_now(r->port.d);
     const long long now_a = mem_to_acc(&r->port, r->port.now);
-    cycle_take(r);
+    if (cycle_take(r) != 0) {
+        r->take_bad = 1;
+        return MX_DRAM_FEED_WAKE;
+    }
     const long long ld0 = r->ld, st0 = r->st_issue;
     /* One round: the event loop's second round could only retry loads
      * after the stores' writes, and a read is refused on its read queue
@@ -846,7 +862,12 @@ static int cycle_gemm(const mx_arch_config *c, const mx_gemm *g, mx_stats *s, mx
                              g->name, r->cp, r->ntiles, (long long)mx_dram_now(r->port.d));
                 break;
             }
-            cycle_take(r);
+            if (r->take_bad || cycle_take(r) != 0) {
+                rc = mx_fail(err, errlen, "cycle engine: GEMM '%s' at tile %lld of %lld: the DRAM model took more "
+                             "DMA bursts than the DMA read (internal error)",
+                             g->name, r->cp, r->ntiles);
+                break;
+            }
             r->port.now = (long long)mx_dram_now(r->port.d);
             continue;
         }
