@@ -5,9 +5,10 @@
 # CPU time (user + sys) of the process, so a busy machine does not skew it.
 #
 # Two rates, because a trace row with count > 1 is simulated once and its
-# counters multiplied (docs/ARCH.md): "stepped" divides the cycles the engine
-# actually simulates (each distinct row once: the trace with every count set
-# to 1) by that run's CPU time; "step" divides the whole training step's
+# counters multiplied (docs/ARCH.md), and rows of one shape are simulated
+# once per run (mx_arch_gemm_timing_memo): "stepped" divides the cycles the
+# engine actually simulates (each distinct M x N x K once: the trace cut to
+# its first row of each shape, every count set to 1) by that run's CPU time; "step" divides the whole training step's
 # cycles (counts included) by the CPU time of the real run.  The issue's
 # target is read on the stepped rate.
 # Each run is repeated BENCH_REPEAT times (default 3) and the least CPU time
@@ -18,7 +19,8 @@ mxsim=$1
 repeat=${BENCH_REPEAT:-3}
 t=$(mktemp)
 once=$(mktemp)
-awk -F, 'BEGIN {OFS = ","} /^#/ {next} !hdr {hdr = 1; print; next} {$6 = 1; print}' traces/bert_base_train.csv >"$once"
+awk -F, 'BEGIN {OFS = ","} /^#/ {next} !hdr {hdr = 1; print; next} !seen[$2 "x" $3 "x" $4]++ {$6 = 1; print}' \
+  traces/bert_base_train.csv >"$once"
 run() { # trace engine dram -> "cycles least_cpu_seconds"
   best=
   i=0

@@ -1353,3 +1353,119 @@ TEST(DramLoad, RefInsideALoadCutsTheNextHeldDrain)
     EXPECT_EQ(rec[24].start - rec[4].start, 76789); /* ten pairs */
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
 }
+
+// mx_arch_gemm_timing_memo (`mxsim run`'s rows of one shape timed once):
+// the same counters as a call per row, keyed on the phase and the per-row
+// formats, emptied when the configuration changes, and the row's count
+// still checked for overflow on a hit.
+namespace {
+mx_gemm memo_row(long long M, long long N, long long K, mx_phase ph, const char *a_format, long long count)
+{
+    mx_gemm g;
+    std::memset(&g, 0, sizeof g);
+    std::snprintf(g.name, sizeof g.name, "r");
+    g.M = M; g.N = N; g.K = K; g.count = count; g.phase = ph;
+    std::snprintf(g.a_format, sizeof g.a_format, "%s", a_format);
+    g.line = 1;
+    return g;
+}
+
+void expect_same_stats(const mx_stats &a, const mx_stats &b)
+{
+    EXPECT_EQ(a.cycles, b.cycles);
+    for (int i = 0; i < MX_NSTALL; i++) EXPECT_EQ(a.stall[i], b.stall[i]);
+    for (int i = 0; i < MX_NOPS; i++) {
+        EXPECT_EQ(a.dram_read[i], b.dram_read[i]);
+        EXPECT_EQ(a.dram_write[i], b.dram_write[i]);
+    }
+    EXPECT_EQ(a.requant_elements, b.requant_elements);
+    EXPECT_EQ(a.dram_act, b.dram_act);
+    EXPECT_EQ(a.dram_ref, b.dram_ref);
+    EXPECT_EQ(a.dram_energy_pj, b.dram_energy_pj);
+    EXPECT_EQ(a.map.mt, b.map.mt);
+}
+} // namespace
+
+TEST(AnalyticMemo, SameCountersAsACallPerRow)
+{
+    const mx_gemm rows[] = {
+        memo_row(96, 80, 64, MX_PHASE_FWD, "", 1),   memo_row(96, 80, 64, MX_PHASE_DGRAD, "", 1),
+        memo_row(96, 80, 64, MX_PHASE_FWD, "", 12),  memo_row(96, 80, 64, MX_PHASE_FWD, "bf16", 1),
+        memo_row(96, 80, 64, MX_PHASE_DGRAD, "", 3), memo_row(80, 96, 64, MX_PHASE_FWD, "", 1),
+    };
+    char err[600];
+    // 2-D tiles (the preset's config): no second copies, the phase does not
+    // count; 1-D blocks: dgrad stores a second copy of B, its own entry
+    for (int tiles = 1; tiles >= 0; tiles--) {
+        mx_arch_config c = preset_cfg("hbm2");
+        if (!tiles) c.tile_rows = c.tile_cols = 0;
+        mx_gemm_memo memo;
+        std::memset(&memo, 0, sizeof memo);
+        mx_stats direct[6];
+        for (int i = 0; i < 6; i++) {
+            mx_stats m;
+            ASSERT_EQ(mx_arch_gemm_timing(&c, &rows[i], &direct[i], err, sizeof err), 0) << err;
+            ASSERT_EQ(mx_arch_gemm_timing_memo(&c, &memo, &rows[i], &m, err, sizeof err), 0) << err;
+            expect_same_stats(m, direct[i]);
+        }
+        if (tiles) {
+            EXPECT_EQ(memo.n, 3u); // rows 1, 2, 4 repeat row 0
+            EXPECT_EQ(direct[1].requant_elements, 0);
+        } else {
+            EXPECT_EQ(memo.n, 4u); // rows 2 and 4 repeat rows 0 and 1
+            EXPECT_GT(direct[1].requant_elements, direct[0].requant_elements);
+        }
+
+        // another configuration: not answered from the first one's entries
+        mx_arch_config c2 = c;
+        c2.clock_ghz = 2 * c.clock_ghz;
+        mx_stats d2, m2;
+        ASSERT_EQ(mx_arch_gemm_timing(&c2, &rows[0], &d2, err, sizeof err), 0) << err;
+        ASSERT_EQ(mx_arch_gemm_timing_memo(&c2, &memo, &rows[0], &m2, err, sizeof err), 0) << err;
+        EXPECT_NE(d2.cycles, direct[0].cycles);
+        expect_same_stats(m2, d2);
+        EXPECT_EQ(memo.n, 1u);
+
+        // a hit whose count overflows the row's totals fails as the call does
+        const mx_gemm big = memo_row(96, 80, 64, MX_PHASE_FWD, "", 1LL << 50);
+        mx_stats s;
+        EXPECT_NE(mx_arch_gemm_timing(&c2, &big, &s, err, sizeof err), 0);
+        EXPECT_NE(mx_arch_gemm_timing_memo(&c2, &memo, &big, &s, err, sizeof err), 0);
+        EXPECT_NE(std::strstr(err, "overflow"), nullptr) << err;
+        mx_gemm_memo_free(&memo);
+    }
+}
+
+// mx_cycle_tile_bursts counts a transfer's bursts in closed form
+// (mx_dma_tile_bursts per tile): the bursts its probe issues, walking the
+// DMA stream, on random tiles of random GEMMs (MX formats with their scale
+// rows, BF16, both presets' bursts).
+TEST(AnalyticMemo, TileBurstsAreTheStreamsBursts)
+{
+    unsigned long long r = 12345;
+    auto rnd = [&r](long long n) {
+        r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+        return (long long)((r >> 33) % (unsigned long long)n);
+    };
+    const char *dram[2] = {"hbm2", "ddr4_3200"}, *fmt[2] = {"mxsf", "bf16"};
+    for (int d = 0; d < 2; d++)
+        for (int f = 0; f < 2; f++) {
+            mx_arch_config c = preset_cfg(dram[d]);
+            if (f) c.tile_rows = c.tile_cols = 0;
+            mx_operand_fmt fa, fb, fo;
+            ASSERT_EQ(mx_operand_fmt_resolve(&c, fmt[f], &fa), 0);
+            ASSERT_EQ(mx_operand_fmt_resolve(&c, fmt[f], &fb), 0);
+            ASSERT_EQ(mx_operand_fmt_resolve(&c, fmt[f], &fo), 0);
+            for (int t = 0; t < 60; t++) {
+                const long long M = 1 + rnd(300), N = 1 + rnd(300), K = 1 + rnd(300);
+                const long long r0 = rnd(M), m = 1 + rnd(M - r0), n0 = rnd(N), n = 1 + rnd(N - n0), k0 = rnd(K),
+                                k = 1 + rnd(K - k0);
+                const int what = t % 4 == 3 ? MX_PROBE_STORE : 1 + t % 3;
+                mx_tile_probe p;
+                ASSERT_EQ(mx_cycle_probe_tile(&c, &fa, &fb, &fo, M, N, K, r0, m, n0, n, k0, k, what, &p), 0);
+                ASSERT_EQ(mx_cycle_tile_bursts(&c, &fa, &fb, &fo, M, N, K, r0, m, n0, n, k0, k, what), p.bursts)
+                    << dram[d] << " " << fmt[f] << " " << M << "x" << N << "x" << K << " tile " << r0 << "+" << m
+                    << ", " << n0 << "+" << n << ", " << k0 << "+" << k << " what " << what;
+            }
+        }
+}

@@ -287,6 +287,33 @@ int mx_arch_gemm_timing(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
 int mx_arch_gemm_analytic(const mx_arch_config *c, const mx_gemm *g, mx_stats *s,
                           char *err, size_t errlen);
 
+/* Results of mx_arch_gemm_timing already computed, for a run of one trace:
+ * a trace repeats GEMMs of one shape (BERT-base: the Q, K, V, attention
+ * output and MLM transform projections, fwd and dgrad alike), and the
+ * engines are pure functions of the configuration and the row's M, N, K,
+ * phase (only with 1-D blocks and training copies on) and per-row formats
+ * (name, line and count enter only messages and the overflow check).  Entries hold for the configuration of the first
+ * call, compared whole (a byte copy) at every call: another one, or the
+ * same one changed, empties the memo.  Tables it points to
+ * (energy_tab) must not change meanwhile.  Zero-initialise; free with
+ * mx_gemm_memo_free. */
+typedef struct {
+    mx_arch_config cfg;
+    int have_cfg;
+    struct mx_gemm_memo_entry {
+        long long M, N, K;
+        mx_phase phase;
+        char a_format[MX_TRACE_FORMAT_MAX], b_format[MX_TRACE_FORMAT_MAX];
+        mx_stats s;
+    } *e;
+    size_t n, cap;
+} mx_gemm_memo;
+void mx_gemm_memo_free(mx_gemm_memo *m);
+/* mx_arch_gemm_timing through m (NULL: none); the same results and
+ * errors. */
+int mx_arch_gemm_timing_memo(const mx_arch_config *c, mx_gemm_memo *m, const mx_gemm *g, mx_stats *s,
+                             char *err, size_t errlen);
+
 /* The smallest buffer (KiB, each of A, B and output) the analytic engine's
  * validation covers: `mxsim validate` measures it as the default buffers
  * (docs/VALIDATION.md, "Smaller buffers": the table's GEMMs at 256 KiB no

@@ -923,17 +923,41 @@ static void transfer_stream(const mx_arch_config *c, const mx_operand_fmt *fa, c
     if (what & MX_PROBE_STORE) mx_dma_stream_add_tile(st, &mo, r0, m, n0, n);
 }
 
+/* The walks over a stream's bursts below take them STREAM_CHUNK at a time
+ * (mx_dma_stream_fill: the same bursts as mx_dma_stream_next, without a
+ * call per burst) */
+#define STREAM_CHUNK 256
+
+/* The bursts of transfer_stream's stream, counted without walking it
+ * (mx_dma_tile_bursts per tile: the regions are 1 MiB apart, so no burst is
+ * shared between two tiles' segment groups; a tenth of the analytic BERT
+ * step walked streams only to count them). */
+static uint64_t transfer_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
+                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
+                                long long m, long long n0, long long n, long long k0, long long k, int what)
+{
+    mx_dma_matrix ma, mb, mo;
+    gemm_layout(c, fa, fb, fo, M, N, K, &ma, &mb, &mo);
+    const uint64_t b = dma_burst(c);
+    uint64_t t = 0;
+    if (what & MX_PROBE_A) t += mx_dma_tile_bursts(&ma, r0, m, k0, k, b);
+    if (what & MX_PROBE_B) t += mx_dma_tile_bursts(&mb, n0, n, k0, k, b);
+    if (what & MX_PROBE_STORE) t += mx_dma_tile_bursts(&mo, r0, m, n0, n, b);
+    return t;
+}
+
 /* The ranks (bit channel * ranks + rank, mod 64) a stream's bursts touch. */
 static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
 {
-    uint64_t mask = 0, addr;
+    uint64_t mask = 0, buf[STREAM_CHUNK];
     mx_dram_addr a;
     mx_dram_addr_map map;
     mx_dram_map_build(&c->dram, &map);
-    while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map_with(&map, addr, &a);
-        mask |= 1ull << ((a.channel * c->dram.ranks + a.rank) & 63);
-    }
+    for (size_t got; (got = mx_dma_stream_fill(&st, buf, STREAM_CHUNK)) > 0;)
+        for (size_t i = 0; i < got; i++) {
+            mx_dram_map_with(&map, buf[i], &a);
+            mask |= 1ull << ((a.channel * c->dram.ranks + a.rank) & 63);
+        }
     return mask;
 }
 
@@ -941,15 +965,16 @@ static uint64_t stream_ranks(const mx_arch_config *c, mx_dma_stream st)
 static long long stream_ch_counts(const mx_arch_config *c, mx_dma_stream st, long long n[64])
 {
     long long most = 0;
-    uint64_t addr;
+    uint64_t buf[STREAM_CHUNK];
     mx_dram_addr a;
     mx_dram_addr_map map;
     mx_dram_map_build(&c->dram, &map);
     memset(n, 0, 64 * sizeof n[0]);
-    while (mx_dma_stream_next(&st, &addr)) {
-        mx_dram_map_with(&map, addr, &a);
-        most = mx_llmax(most, ++n[a.channel & 63]);
-    }
+    for (size_t got; (got = mx_dma_stream_fill(&st, buf, STREAM_CHUNK)) > 0;)
+        for (size_t i = 0; i < got; i++) {
+            mx_dram_map_with(&map, buf[i], &a);
+            most = mx_llmax(most, ++n[a.channel & 63]);
+        }
     return most;
 }
 
@@ -1071,9 +1096,12 @@ int mx_cycle_probe_seq(const mx_arch_config *c, const mx_operand_fmt *fa, const 
     for (int i = 0; i < n; i++) {
         transfer_stream(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0, x[i].k, x[i].what,
                         &sp.st[i]);
-        const uint64_t total = mx_dma_stream_bursts(&sp.st[i]), skip = (uint64_t)mx_llmax(0, x[i].skip);
-        uint64_t a;
-        for (uint64_t k = 0; k < skip && k < total; k++) mx_dma_stream_next(&sp.st[i], &a);
+        const uint64_t total = transfer_bursts(c, fa, fb, fo, M, N, K, x[i].r0, x[i].m, x[i].n0, x[i].n, x[i].k0,
+                                               x[i].k, x[i].what),
+                       skip = (uint64_t)mx_llmax(0, x[i].skip);
+        uint64_t buf[STREAM_CHUNK];
+        for (uint64_t k = 0, left = skip < total ? skip : total; k < left;)
+            k += mx_dma_stream_fill(&sp.st[i], buf, (size_t)(left - k < STREAM_CHUNK ? left - k : STREAM_CHUNK));
         sp.left[i] = total > skip ? total - skip : 0;
         if (x[i].limit > 0 && sp.left[i] > (uint64_t)x[i].limit) sp.left[i] = (uint64_t)x[i].limit;
         if (i < n - 1 || n == 1) {
@@ -1301,12 +1329,7 @@ long long mx_cycle_tile_bursts(const mx_arch_config *c, const mx_operand_fmt *fa
                                const mx_operand_fmt *fo, long long M, long long N, long long K, long long r0,
                                long long m, long long n0, long long n, long long k0, long long k, int what)
 {
-    mx_dma_stream st;
-    transfer_stream(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what, &st);
-    long long bursts = 0;
-    uint64_t addr;
-    while (mx_dma_stream_next(&st, &addr)) bursts++;
-    return bursts;
+    return (long long)transfer_bursts(c, fa, fb, fo, M, N, K, r0, m, n0, n, k0, k, what);
 }
 
 long long mx_cycle_grid_bursts(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,

@@ -206,14 +206,6 @@ int mx_dram_map_build(const mx_dram_config *c, mx_dram_addr_map *m)
     return -1;
 }
 
-void mx_dram_map_with(const mx_dram_addr_map *m, uint64_t addr, mx_dram_addr *a)
-{
-    int f[F_N];
-    map_addr(m, addr, f);
-    a->channel = f[F_CH]; a->rank = f[F_RA]; a->bankgroup = f[F_BG];
-    a->bank = f[F_BA]; a->row = f[F_RO]; a->column = f[F_CO];
-}
-
 void mx_dram_map(const mx_dram_config *c, uint64_t addr, mx_dram_addr *a)
 {
     addr_map m;
