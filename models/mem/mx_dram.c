@@ -587,7 +587,9 @@ static void set_next(chan_t *ch, uint64_t tmin)
 
 /* The hit class's scan, w and by_floor constant: each bank's oldest hit at
  * its CAS time, or (by_floor) at the later of its bank's time and the
- * floor fl; the earliest, then oldest, kept without branches. */
+ * floor fl; the earliest, then oldest, kept without branches.  Only for
+ * three banks or more (rescan_cas_hits takes fewer itself): one bank an
+ * iteration, which took fewer instructions there than two (stop 32). */
 static inline __attribute__((always_inline)) void scan_hits(const mx_dram *d, chan_t *ch, uint64_t tmin, int w,
                                                             int by_floor, uint64_t fl)
 {
@@ -596,29 +598,19 @@ static inline __attribute__((always_inline)) void scan_hits(const mx_dram *d, ch
     int hidx = -1;
     cand_key best = ckey(UINT64_MAX, UINT64_MAX);
     for (int k = 0; k < d->mask_words; k++)
-        for (uint64_t m = ch->hmask[w][k]; m;) {
-            const int b1 = k * 64 + __builtin_ctzll(m);
-            m &= m - 1;
-            const int b2 = m ? k * 64 + __builtin_ctzll(m) : b1;
-            m &= m - 1;
-            const int s1 = ohit[b1], s2 = ohit[b2];
-            uint64_t a1, a2;
+        for (uint64_t m = ch->hmask[w][k]; m; m &= m - 1) {
+            const int b = k * 64 + __builtin_ctzll(m), s = ohit[b];
+            uint64_t a;
             if (by_floor) {
-                const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd, e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
-                a1 = e1 > (int64_t)fl ? (uint64_t)e1 : fl;
-                a2 = e2 > (int64_t)fl ? (uint64_t)e2 : fl;
+                const int64_t e = w ? ch->bank[b].wr : ch->bank[b].rd;
+                a = e > (int64_t)fl ? (uint64_t)e : fl;
             } else {
-                a1 = clampu(cas_ready(d, ch, b1, w), tmin);
-                a2 = clampu(cas_ready(d, ch, b2, w), tmin);
+                a = clampu(cas_ready(d, ch, b, w), tmin);
             }
-            const cand_key k1 = ckey(a1, q->pool[s1].seq);
-            const cand_key k2 = ckey(a2, q->pool[s2].seq);
-            const int t1 = k1 < best;
-            hidx = t1 ? s1 : hidx;
-            best = t1 ? k1 : best;
-            const int t2 = k2 < best;
-            hidx = t2 ? s2 : hidx;
-            best = t2 ? k2 : best;
+            const cand_key kb = ckey(a, q->pool[s].seq);
+            const int t = kb < best;
+            hidx = t ? s : hidx;
+            best = t ? kb : best;
         }
     ch->hit.kind = hidx >= 0 ? CAND_CAS : CAND_NONE;
     ch->hit.idx = hidx;
@@ -637,7 +629,44 @@ static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram 
      * read/write turnaround.  Elsewhere (DDR4, LPDDR4) it would fail after
      * most CASes, and the branch, taken now and then, mispredicts. */
     const uint64_t fl = clampu(w ? ch->rank[0].wr : ch->rank[0].rd, tmin);
-    if (d->hit_floor && clampu(ch->gmax[w], tmin) <= fl) scan_hits(d, ch, tmin, w, 1, fl);
+    const int by_floor = d->hit_floor && clampu(ch->gmax[w], tmin) <= fl;
+    /* At most two banks with hits (on BERT with HBM2, 92% of the scans
+     * after a read's CAS: the bank a DMA row run ends in and the next one,
+     * already open): scan_hits' result without its loops.  One mask word:
+     * every preset (at most 64 banks). */
+    const uint64_t m = ch->hmask[w][0], m2 = m & (m - 1);
+    if (d->mask_words == 1 && !(m2 & (m2 - 1))) {
+        if (!m) {
+            ch->hit.kind = CAND_NONE;
+            ch->hit.idx = -1;
+            ch->hit.at = UINT64_MAX;
+            ch->hit.seq = UINT64_MAX;
+            return;
+        }
+        const queue_t *q = w ? &ch->wq : &ch->rq;
+        const int b1 = __builtin_ctzll(m), s1 = ch->ohit[w][b1];
+        const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd;
+        const uint64_t a1 = by_floor ? (e1 > (int64_t)fl ? (uint64_t)e1 : fl) : clampu(cas_ready(d, ch, b1, w), tmin);
+        if (!m2) {
+            ch->hit.kind = CAND_CAS;
+            ch->hit.idx = s1;
+            ch->hit.at = a1;
+            ch->hit.seq = q->pool[s1].seq;
+            return;
+        }
+        const int b2 = __builtin_ctzll(m2), s2 = ch->ohit[w][b2];
+        const int64_t e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
+        const uint64_t a2 = by_floor ? (e2 > (int64_t)fl ? (uint64_t)e2 : fl) : clampu(cas_ready(d, ch, b2, w), tmin);
+        const cand_key k1 = ckey(a1, q->pool[s1].seq), k2 = ckey(a2, q->pool[s2].seq);
+        const int t = k2 < k1; /* earliest, then oldest, without a branch */
+        const cand_key k = t ? k2 : k1;
+        ch->hit.kind = CAND_CAS;
+        ch->hit.idx = t ? s2 : s1;
+        ch->hit.at = (uint64_t)(k >> 64);
+        ch->hit.seq = (uint64_t)k;
+        return;
+    }
+    if (by_floor) scan_hits(d, ch, tmin, w, 1, fl);
     else scan_hits(d, ch, tmin, w, 0, 0);
 }
 
@@ -691,10 +720,27 @@ static __attribute__((noinline)) void rescan_slow(mx_dram *d, chan_t *ch, uint64
 
 /* rescan without a refresh pending: the hit class over the banks with hits
  * (rescan_cas_hits), the other class over the banks with requests and none,
- * each two at a time with the best kept without branches (as rescan_cas). */
+ * each two at a time with the best kept without branches. */
 static inline __attribute__((always_inline)) void rescan_other(const mx_dram *d, chan_t *ch, uint64_t tmin, int w)
 {
     const queue_t *q = w ? &ch->wq : &ch->rq;
+    const uint64_t m0 = q->mask[0] & ~ch->hmask[w][0];
+    if (d->mask_words == 1 && !(m0 & (m0 - 1))) { /* at most one such bank: as below, without the loops */
+        if (m0) {
+            const int b = __builtin_ctzll(m0), s = q->head[b];
+            const int closed = ch->bank[b].row < 0;
+            ch->other.kind = closed ? CAND_ACT : CAND_PRE;
+            ch->other.idx = s;
+            ch->other.at = clampu(closed ? act_ready(d, ch, b) : ch->bank[b].pre, tmin);
+            ch->other.seq = q->pool[s].seq;
+        } else {
+            ch->other.kind = CAND_NONE;
+            ch->other.idx = -1;
+            ch->other.at = UINT64_MAX;
+            ch->other.seq = UINT64_MAX;
+        }
+        return;
+    }
     int oidx = -1, okind = CAND_NONE;
     cand_key best = ckey(UINT64_MAX, UINT64_MAX);
     for (int k = 0; k < d->mask_words; k++)
@@ -743,9 +789,8 @@ static __attribute__((noinline)) void rescan(mx_dram *d, chan_t *ch, uint64_t tm
  * last hit left.  The caller guarantees no refresh is pending and the kept
  * candidate's time is >= tmin, so every member's time was clamped no lower
  * than tmin: clamping to tmin now changes none of them, nor the winner
- * (earliest, then oldest).  The hit class: its banks two at a time (a lone
- * bank paired with itself, a no-op) and the best kept without branches,
- * since the bank count and the winner are data (mispredicted branches were
+ * (earliest, then oldest).  The hit class (rescan_cas_hits): the best kept
+ * without branches, since the winner is data (mispredicted branches were
  * most of rescan's cost). */
 static __attribute__((noinline)) void rescan_cas(mx_dram *d, chan_t *ch, uint64_t tmin, int cb)
 {
@@ -757,7 +802,11 @@ static __attribute__((noinline)) void rescan_cas(mx_dram *d, chan_t *ch, uint64_
     }
     if (w) rescan_cas_hits(d, ch, tmin, 1);
     else rescan_cas_hits(d, ch, tmin, 0);
-    set_next(ch, tmin);
+    /* set_next without the refresh candidate: with no refresh pending it
+     * is none (rescan cleared it when the last one issued) */
+    uint64_t nx = ch->hit.at < ch->other.at ? ch->hit.at : ch->other.at;
+    if (ch->ref_due < nx) nx = ch->ref_due;
+    ch->next = nx < tmin ? tmin : nx;
 }
 
 /* ---- completions ---------------------------------------------------------- */
@@ -804,30 +853,43 @@ static inline const inflight_t *ring_at(const struct inflight_ring *r, size_t i)
     return &r->v[(r->head + i) & (r->cap - 1)];
 }
 
-/* Counts the completions with done <= now as due, in each ring. */
-static void retire(mx_dram *d)
+/* Ring k's completions with done <= now counted as due (k constant: only
+ * the read rings sum latencies); lowers *next to its first not due. */
+static inline __attribute__((always_inline)) void retire_ring(mx_dram *d, int k, uint64_t now, uint64_t *next)
 {
-    if (d->fly_next > d->now) return; /* nothing due: the common case, per clock */
+    struct inflight_ring *r = &d->fly[k];
+    if (r->due == r->n) return; /* nothing in flight: nothing to count */
+    size_t i = r->due;
+    uint64_t lat = 0;
+    for (; i < r->n; i++) {
+        const inflight_t *e = ring_at(r, i);
+        if (e->r.done > now) { if (e->r.done < *next) *next = e->r.done; break; }
+        if (k != FLY_WR) lat += e->r.done - e->r.arrive;
+    }
+    /* counted in sums, in registers: a ring holds one kind (fly_push's
+     * callers), writes in FLY_WR, reads in the others */
+    const size_t c = i - r->due;
+    if (k == FLY_WR) d->st.writes_done += c;
+    else { d->st.reads_done += c; d->st.read_latency_sum += lat; }
+    d->fn += c;
+    r->due = i;
+}
+
+static __attribute__((noinline)) void retire_due(mx_dram *d)
+{
     const uint64_t now = d->now;
     uint64_t next = UINT64_MAX;
-    for (int k = 0; k < 3; k++) {
-        struct inflight_ring *r = &d->fly[k];
-        size_t i = r->due;
-        uint64_t lat = 0;
-        for (; i < r->n; i++) {
-            const inflight_t *e = ring_at(r, i);
-            if (e->r.done > now) { if (e->r.done < next) next = e->r.done; break; }
-            lat += e->r.done - e->r.arrive;
-        }
-        /* counted in sums, in registers: a ring holds one kind (fly_push's
-         * callers), writes in FLY_WR, reads in the others */
-        const size_t c = i - r->due;
-        if (k == FLY_WR) d->st.writes_done += c;
-        else { d->st.reads_done += c; d->st.read_latency_sum += lat; }
-        d->fn += c;
-        r->due = i;
-    }
+    retire_ring(d, FLY_RD, now, &next);
+    retire_ring(d, FLY_WR, now, &next);
+    retire_ring(d, FLY_FWD, now, &next);
     d->fly_next = next;
+}
+
+/* Counts the completions with done <= now as due, in each ring; the test
+ * for none due inline (the common case, per clock). */
+static inline void retire(mx_dram *d)
+{
+    if (d->fly_next <= d->now) retire_due(d);
 }
 
 /* Ring k's head leaves: its entry (valid until a later CAS reuses the slot). */
@@ -941,7 +1003,8 @@ static void do_act(mx_dram *d, chan_t *ch, int b, int32_t row, uint64_t now)
     d->st.act++;
 }
 
-static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
+/* The CAS of request idx; returns its bank. */
+static int do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
 {
     const dram_tm *tm = &d->tm;
     const int64_t t = (int64_t)now;
@@ -983,6 +1046,7 @@ static void do_cas(mx_dram *d, chan_t *ch, int w, int idx, uint64_t now)
     else d->st.rd++;
     fly_push(d, w ? FLY_WR : FLY_RD, id, addr, w, arrive, now + (uint64_t)(w ? tm->WL : tm->RL) + (uint64_t)tm->burst);
     update_mode(d, ch);
+    return b;
 }
 
 static void do_ref(mx_dram *d, chan_t *ch, int r, uint64_t now)
@@ -1016,12 +1080,10 @@ static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
     if (!c) { set_next(ch, now + 1); return; }
     int w = ch->draining;
     const int kind = c->kind;
-    const req_t *rq = kind <= CAND_PRE ? &(w ? &ch->wq : &ch->rq)->pool[c->idx] : NULL;
     /* CAS first, by branches, not a switch: its indirect jump mispredicted
      * at every ACT or PRE among the CASes */
     if (kind == CAND_CAS) {
-        const int b = rq->bank;
-        do_cas(d, ch, w, c->idx, now);
+        const int b = do_cas(d, ch, w, c->idx, now);
         /* rescan_cas's conditions: same active queue, the bank still open
          * (open page), no refresh pending, the other class not earlier */
         if (ch->draining == w && d->c.page_policy == MX_PAGE_OPEN && !ch->ref_pending && ch->other.at >= now + 1) {
@@ -1029,8 +1091,10 @@ static void chan_step(mx_dram *d, chan_t *ch, uint64_t now)
             return;
         }
     } else if (kind == CAND_ACT) {
+        const req_t *rq = &(w ? &ch->wq : &ch->rq)->pool[c->idx];
         do_act(d, ch, rq->bank, rq->row, now);
     } else if (kind == CAND_PRE) {
+        const req_t *rq = &(w ? &ch->wq : &ch->rq)->pool[c->idx];
         ch->bank[rq->bank].conflict_pre = 1;
         close_bank(d, ch, rq->bank, (int64_t)now, now);
     } else if (kind == CAND_REFPRE) {
@@ -1176,22 +1240,40 @@ static int pend_feed(mx_dram *d)
     return 0;
 }
 
-static uint64_t min_next(const mx_dram *d)
+/* The passes over the channels below (twice per clock with commands) run
+ * unrolled for a count known at compile time: HBM2's 8 channels, and 1.
+ * With the count a runtime value, the loop's own instructions were about
+ * half of the pass. */
+static inline __attribute__((always_inline)) uint64_t min_next_n(const mx_dram *d, int n)
 {
     uint64_t nx = UINT64_MAX;
-    for (int i = 0; i < d->c.channels; i++)
+#pragma GCC unroll 8
+    for (int i = 0; i < n; i++)
         if (d->ch[i].next < nx) nx = d->ch[i].next;
     return nx;
 }
 
+static uint64_t min_next(const mx_dram *d)
+{
+    return d->c.channels == 8 ? min_next_n(d, 8) : d->c.channels == 1 ? d->ch[0].next : min_next_n(d, d->c.channels);
+}
+
+/* The channels among ch[0..n) due now, as a mask (no branch per channel:
+ * which ones are due is data, a branch on it mispredicts). */
+static inline __attribute__((always_inline)) uint64_t due_mask_n(const mx_dram *d, const chan_t *ch, int n)
+{
+    uint64_t due = 0;
+#pragma GCC unroll 8
+    for (int i = 0; i < n; i++) due |= (uint64_t)(ch[i].next <= d->now) << i;
+    return due;
+}
+
 void mx_dram_tick(mx_dram *d)
 {
-    /* the channels due now as a mask first (no branch per channel: which
-     * ones are due is data, a branch on it mispredicts), then in order */
+    /* the channels due now as a mask first, then in order */
     for (int i0 = 0; i0 < d->c.channels; i0 += 64) {
         const int n = d->c.channels - i0 < 64 ? d->c.channels - i0 : 64;
-        uint64_t due = d->ch[i0].next <= d->now;
-        for (int i = 1; i < n; i++) due |= (uint64_t)(d->ch[i0 + i].next <= d->now) << i;
+        uint64_t due = n == 8 ? due_mask_n(d, &d->ch[i0], 8) : due_mask_n(d, &d->ch[i0], n);
         for (; due; due &= due - 1) chan_step(d, &d->ch[i0 + __builtin_ctzll(due)], d->now);
     }
     d->now++;
