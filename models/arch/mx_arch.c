@@ -1909,6 +1909,11 @@ static void chain_add(walk_ctx *x, long long offer, long long t, long long end, 
     x->chain[x->chain_n++].f = *f;
 }
 
+/* Loads and the final drain timed by the replay (drain_floor) in GEMMs
+ * walked tile by tile: DRAMs with more than one channel, whose controllers
+ * the walk's one channel time stands for (issue 13, stop 32). */
+static int chan_replay(const mx_arch_config *c) { return c->dram_model && c->dram.channels > 1; }
+
 /* The earliest a load offered at `at` (transfer f) has its data in: every
  * transfer of the walk so far, offered as the walk's timeline offered it
  * (a load when the tile it waits for ended, a store when its codes were
@@ -1922,16 +1927,17 @@ static void chain_add(walk_ctx *x, long long offer, long long t, long long end, 
  * (docs/DECISIONS.md, issue 13, stop 31).  GEMMs walked tile by tile, once
  * a store was offered, up to DRAIN_FLOOR_BURSTS bursts in all (the replay
  * runs every transfer so far: the rows and tRAS the earlier ones left
- * decide when a channel's reads end); else 0. */
+ * decide when a channel's reads end); else 0.  f NULL: the last completion
+ * of the transfers so far (walk_finish, multi-channel DRAMs). */
 static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f)
 {
-    if (!x->pm.by_sig || !x->chain_on || x->chain_n <= 0 || x->chain_n >= MX_PROBE_TIMED_MAX) return 0;
+    const int n = x->chain_n + (f != NULL);
+    if (!x->pm.by_sig || !x->chain_on || x->chain_n <= 0 || n > MX_PROBE_TIMED_MAX) return 0;
     const mx_arch_config *c = &x->c_noref;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     mx_probe_xfer xf[MX_PROBE_TIMED_MAX];
     long long t[MX_PROBE_TIMED_MAX], end[MX_PROBE_TIMED_MAX], bursts = 0;
     int stores = 0;
-    const int n = x->chain_n + 1;
     for (int i = 0; i < n; i++) {
         xf[i] = i < x->chain_n ? x->chain[i].f : *f;
         t[i] = (long long)ceil((double)(i < x->chain_n ? x->chain[i].offer : at) / ratio - 1e-9); /* DRAM clocks */
@@ -1940,9 +1946,13 @@ static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f)
                                        xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
     }
     if (!stores || bursts > DRAIN_FLOOR_BURSTS) return 0;
-    if (mx_cycle_probe_timed(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, t, n, end) != 0 || end[n - 1] < 0)
-        return 0;
-    return (long long)ceil((double)end[n - 1] * ratio - 1e-9);
+    if (mx_cycle_probe_timed(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, t, n, end) != 0) return 0;
+    long long e = f ? end[n - 1] : -1;
+    for (int i = 0; !f && i < n; i++) {
+        if (end[i] < 0) return 0;
+        e = mx_llmax(e, end[i]);
+    }
+    return e < 0 ? 0 : (long long)ceil((double)e * ratio - 1e-9);
 }
 
 /* The ranks transfer r touches.  Its probe (memoised by shape class) has
@@ -2524,13 +2534,30 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
      * a floor on one load's data does not move (applied to every load:
      * seeds 14..19 mean 0.942% but a row 4.4% -> 10.1%, and 16 KiB
      * buffers on HBM2 2.98% -> 3.25%; docs/DECISIONS.md, stop 31). */
-    long long floor_at = 0;
+    /* With more than one channel (HBM2) every load's data comes when the
+     * replay has it (replay_at), where the replay runs (chan_replay): each
+     * channel's controller serves its own reads and drains its own writes,
+     * so a load's data comes when its slowest channel serves its last
+     * burst, behind the writes queued there, while a drain in the stores'
+     * channels leaves the load's reads elsewhere alone.  The walk keeps one
+     * channel time for all (HBM2 8x8 ws MXSF 2x555x16: loads 3 and 4 in at
+     * 404 and 524 in the walk, 427 and 454 in the cycle engine and the
+     * replay; docs/DECISIONS.md, issue 13, stop 32).  The walk's own state
+     * (channel time, rows, queue) is not moved: the rules that read it
+     * decide when the stores are offered, which the replay takes as given. */
+    long long floor_at = 0, replay_at = 0;
     const long long offered = tl->double_buffer ? w->end2 : w->end1; /* the DMA offers it */
     xfer_ref nx;
-    if (pr && x->pm.by_sig && !next_load_of(x, mi, ni, ki, &nx)) {
-        const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
-        const mx_probe_xfer f = xfer_of(x, &me);
-        floor_at = drain_floor(x, offered, &f);
+    if (pr && x->pm.by_sig) {
+        const int last = !next_load_of(x, mi, ni, ki, &nx);
+        const int rep = chan_replay(c) && w->res_len == 0; /* a reserved slot keeps its own time */
+        if (last || rep) {
+            const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
+            const mx_probe_xfer f = xfer_of(x, &me);
+            const long long r = drain_floor(x, offered, &f);
+            if (last) floor_at = r;
+            if (rep) replay_at = r;
+        }
     }
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
         long long occ = w->res_len;
@@ -2631,6 +2658,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             (void)load_overtaken(x, &me, pr, 0, 0, &nx2);
             if (nx2 >= 0) w->ovt_next = w->dram_free + dram_latency(c) + nx2;
         }
+        if (replay_at > 0) return replay_at;
         return mx_llmax(floor_at, w->dram_free + dram_latency(c) + over);
     }
     x->chain_n = -1;
@@ -3091,6 +3119,14 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
         last_wr_ranks = w->wq.b[(w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX].ranks;
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
                                                        (x->use_probes ? w->wq.last_lat : 0));
+        /* the final drain, per channel: where the loads came from the
+         * replay, the stores end when it ends them (each channel drains its
+         * own writes after its own last read; HBM2 8x8 os BF16 16x16x1: the
+         * two stores write one channel, 156 against the walk's 146) */
+        if (chan_replay(c)) {
+            const long long re = drain_floor(x, 0, NULL);
+            if (re > 0) wr_end = mx_llmax(w->last_avail, re);
+        }
         last_wr = wr_end;
         if (wr_end > total) {
             s->stall[MX_STALL_DRAIN] = wr_end - total;
