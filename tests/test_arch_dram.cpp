@@ -386,13 +386,16 @@ void cycles_within(const char *dram, int array, mx_dataflow df, const char *fmt,
 // analytic queue when the third arrives (39 bursts) but the controller has
 // written them by then.  The cycle engine never holds a half (no RQU stall);
 // counting the analytic queue's lazily served stores held it 457 cycles and
-// made the GEMM 15.1% long.
+// made the GEMM 15.1% long.  Since the loads' data come from the replay
+// (stop 32, one channel) the walk's tiles start earlier than its own channel
+// time had them and one waits 48 cycles for the RQU (3,175 against 3,091;
+// 3,208 before): far from a held store's 457.
 TEST(DramStore, HoldDecidedByWhatTheQueueHoldsOnArrival)
 {
     mx_stats an, cy;
     both_engines("lpddr4_2400", 8, MX_DATAFLOW_IS, "mxsf", 320, 48, 64, an, cy);
     EXPECT_EQ(cy.stall[MX_STALL_RQU], 0);
-    EXPECT_EQ(an.stall[MX_STALL_RQU], 0);
+    EXPECT_LT(an.stall[MX_STALL_RQU], 100);
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.06 * (double)cy.cycles);
 }
 
@@ -1345,6 +1348,28 @@ TEST(DramLoad, EachHbmChannelServesItsOwnReadsAndDrain)
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.02 * (double)cy.cycles);
     cycles_within("hbm2", 8, MX_DATAFLOW_OS, "bf16", 16, 16, 1, 0.02);
     cycles_within("hbm2", 8, MX_DATAFLOW_IS, "mxsf", 158, 16, 16, 0.02);
+}
+
+// One-channel DRAMs, the replay of stop 32 taken further (issue 13, stop 32):
+// every load's data from the replay with the next load in it (offered when
+// the tile before ends) and the GEMM's REFs.  DDR4 8x8 is MXSF 1x661x16 (seed
+// 15, 6 tiles 1x128x16): load 3, offered at 741 while load 2 (offered at 607)
+// still reads, takes its row hits ahead of load 2's last bursts; load 2 is in
+// at 1,002 in the cycle engine, 842 in a replay without load 3 (-10.2%).
+// LPDDR4 32x32 is MXSF 1338x32x16 (seed 17): the first REF falls in the final
+// drain, which the walk's drain missed (-10.1%); the replay with refresh has it.
+TEST(DramLoad, OneChannelReplayWithTheNextLoadAndRefs)
+{
+    mx_arch_config c;
+    mx_stats an, cy;
+    std::vector<mx_cycle_tile> rec(6);
+    both_engines_tiles("ddr4_3200", 8, MX_DATAFLOW_IS, "mxsf", 1, 661, 16, rec, an, cy, c);
+    if (HasFatalFailure()) return;
+    EXPECT_EQ(rec[2].load_ready, 1002); /* pinned: the cycle engine's timeline */
+    EXPECT_EQ(cy.cycles, 1564);
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
+    cycles_within("lpddr4_2400", 32, MX_DATAFLOW_IS, "mxsf", 1338, 32, 16, 0.02);
+    cycles_within("lpddr4_2400", 32, MX_DATAFLOW_OS, "bf16", 1218, 18, 16, 0.02);
 }
 
 // DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores

@@ -1909,10 +1909,13 @@ static void chain_add(walk_ctx *x, long long offer, long long t, long long end, 
     x->chain[x->chain_n++].f = *f;
 }
 
-/* Loads and the final drain timed by the replay (drain_floor) in GEMMs
- * walked tile by tile: DRAMs with more than one channel, whose controllers
- * the walk's one channel time stands for (issue 13, stop 32). */
-static int chan_replay(const mx_arch_config *c) { return c->dram_model && c->dram.channels > 1; }
+/* Loads and the final drain timed by the replay (replay_end) in GEMMs
+ * walked tile by tile: every DRAM model.  With more than one channel (HBM2)
+ * the walk's one channel time stands for the controllers; with one (DDR4,
+ * LPDDR4) the replay also has the GEMM's REFs where the cycle engine has
+ * them and the next load overtaking this one's last bursts (issue 13,
+ * stop 32). */
+static int chan_replay(const mx_arch_config *c) { return c->dram_model; }
 
 /* The earliest a load offered at `at` (transfer f) has its data in: every
  * transfer of the walk so far, offered as the walk's timeline offered it
@@ -1928,32 +1931,42 @@ static int chan_replay(const mx_arch_config *c) { return c->dram_model && c->dra
  * a store was offered, up to DRAIN_FLOOR_BURSTS bursts in all (the replay
  * runs every transfer so far: the rows and tRAS the earlier ones left
  * decide when a channel's reads end); else 0.  f NULL: the last completion
- * of the transfers so far (walk_finish, multi-channel DRAMs). */
-static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f)
+ * of the transfers so far (walk_finish). */
+/* ref: the replay with the GEMM's REFs at the cycle engine's phase (its own
+ * clock from 0), for a time that replaces the walk's (its REFs with it: a
+ * replay without them dropped LPDDR4 32x32 ws MXSF 97x464x10 to -12.6%);
+ * drain_floor's floor keeps none (the walk places REFs).  f2 (offered at
+ * at2): the next load, which the DMA issues behind f and whose row hits
+ * the controller may serve ahead of f's last reads (DDR4 8x8 is MXSF
+ * 1x661x16: load 2 in at 1,002 with load 3 in the replay, as in the cycle
+ * engine, 842 without it). */
+static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, int ref, long long at2,
+                            const mx_probe_xfer *f2)
 {
-    const int n = x->chain_n + (f != NULL);
+    const int n = x->chain_n + (f != NULL) + (f2 != NULL);
     if (!x->pm.by_sig || !x->chain_on || x->chain_n <= 0 || n > MX_PROBE_TIMED_MAX) return 0;
-    const mx_arch_config *c = &x->c_noref;
+    const mx_arch_config *c = ref ? x->c : &x->c_noref;
     const double ratio = c->dram.tCK_ns * c->clock_ghz;
     mx_probe_xfer xf[MX_PROBE_TIMED_MAX];
     long long t[MX_PROBE_TIMED_MAX], end[MX_PROBE_TIMED_MAX], bursts = 0;
     int stores = 0;
     for (int i = 0; i < n; i++) {
-        xf[i] = i < x->chain_n ? x->chain[i].f : *f;
-        t[i] = (long long)ceil((double)(i < x->chain_n ? x->chain[i].offer : at) / ratio - 1e-9); /* DRAM clocks */
+        xf[i] = i < x->chain_n ? x->chain[i].f : i == x->chain_n ? *f : *f2;
+        t[i] = (long long)ceil((double)(i < x->chain_n ? x->chain[i].offer : i == x->chain_n ? at : at2) / ratio - 1e-9); /* DRAM clocks */
         stores += (xf[i].what & MX_PROBE_STORE) != 0;
         bursts += mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0, xf[i].m, xf[i].n0,
                                        xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
     }
     if (!stores || bursts > DRAIN_FLOOR_BURSTS) return 0;
     if (mx_cycle_probe_timed(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, t, n, end) != 0) return 0;
-    long long e = f ? end[n - 1] : -1;
+    long long e = f ? end[x->chain_n] : -1;
     for (int i = 0; !f && i < n; i++) {
         if (end[i] < 0) return 0;
         e = mx_llmax(e, end[i]);
     }
     return e < 0 ? 0 : (long long)ceil((double)e * ratio - 1e-9);
 }
+static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f) { return replay_end(x, at, f, 0, 0, NULL); }
 
 /* The ranks transfer r touches.  Its probe (memoised by shape class) has
  * the ranks of the class's first tile; where tiles of one class fall on
@@ -2534,8 +2547,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
      * a floor on one load's data does not move (applied to every load:
      * seeds 14..19 mean 0.942% but a row 4.4% -> 10.1%, and 16 KiB
      * buffers on HBM2 2.98% -> 3.25%; docs/DECISIONS.md, stop 31). */
-    /* With more than one channel (HBM2) every load's data comes when the
-     * replay has it (replay_at), where the replay runs (chan_replay): each
+    /* Every load's data comes when the replay has it (replay_at), where
+     * the replay runs (chan_replay).  With more than one channel (HBM2): each
      * channel's controller serves its own reads and drains its own writes,
      * so a load's data comes when its slowest channel serves its last
      * burst, behind the writes queued there, while a drain in the stores'
@@ -2554,9 +2567,14 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         if (last || rep) {
             const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
             const mx_probe_xfer f = xfer_of(x, &me);
-            const long long r = drain_floor(x, offered, &f);
-            if (last) floor_at = r;
-            if (rep) replay_at = r;
+            if (last) floor_at = drain_floor(x, offered, &f);
+            /* with the next load, offered when the tile before this one
+             * ends (end1), if that is after this load's offer */
+            if (rep) {
+                const int next = !last && tl->double_buffer && w->end1 > offered;
+                const mx_probe_xfer f2 = next ? xfer_of(x, &nx) : f;
+                replay_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL);
+            }
         }
     }
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
@@ -3122,9 +3140,11 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
         /* the final drain, per channel: where the loads came from the
          * replay, the stores end when it ends them (each channel drains its
          * own writes after its own last read; HBM2 8x8 os BF16 16x16x1: the
-         * two stores write one channel, 156 against the walk's 146) */
+         * two stores write one channel, 156 against the walk's 146), with
+         * the GEMM's REFs (LPDDR4 32x32 is MXSF 1338x32x16: the first REF
+         * falls in the final drain, 4,485 against the walk's 4,033) */
         if (chan_replay(c)) {
-            const long long re = drain_floor(x, 0, NULL);
+            const long long re = replay_end(x, 0, NULL, 1, 0, NULL);
             if (re > 0) wr_end = mx_llmax(w->last_avail, re);
         }
         last_wr = wr_end;
