@@ -1359,6 +1359,14 @@ typedef struct {
  * drain's raises the max 8.18% -> 10.49%; docs/DECISIONS.md, issue 13,
  * stop 32).  The analytic engine's speed is unchanged (BERT-base on HBM2). */
 #define REPLAY_LOAD_BURSTS 2048
+/* The final drain's replay up to this many bursts where no store was held
+ * for a full write queue (walk_state.held_store): every store was then
+ * offered when its codes were ready, as the cycle engine's DMA offers it,
+ * so the replay inherits no late offer (seeds 13..19 and 26..45: every
+ * mean falls, no maximum moves; DECISIONS, issue 13, stop 32).  Else
+ * DRAIN_FLOOR_BURSTS: a held store's late offer broke seed 18 DDR4 32x32
+ * os MXSF 626x128x16 at 2,048 (+4.94% -> +10.49%). */
+#define FINAL_DRAIN_BURSTS 16384
 /* Up to this many tiles the walk records every transfer for their command
  * energy as one sequence (walk_chain_pj) and so goes without jumps. */
 #define CHAIN_TILES 256
@@ -1542,6 +1550,7 @@ typedef struct {
     wr_queue wq;                       /* output writes waiting for DRAM     */
     xfer_ref ld;                       /* the last load                      */
     long long res_at, res_len;         /* channel time reserved for the next load (0: none) */
+    int held_store;                    /* a store was held for a full write queue (hold) */
     double chan_cyc[2];                /* the channel: a store's cycles whose half waits for its last request (0: none) */
     long long chan_avail[2];           /* and when it was ready */
     long long gap_cap;                 /* after_at_gap: no gap longer matters (constant)  */
@@ -1936,8 +1945,9 @@ static int chan_replay(const mx_arch_config *c) { return c->dram_model; }
  * with the stores while its data reads elsewhere, so the stores drain there
  * ahead of the next load, which the walk's one channel time does not see
  * (docs/DECISIONS.md, issue 13, stop 31).  GEMMs walked tile by tile, once
- * a store was offered, up to DRAIN_FLOOR_BURSTS bursts in all (a load's
- * replay with refresh: REPLAY_LOAD_BURSTS; the replay
+ * a store was offered, up to max_bursts bursts in all (DRAIN_FLOOR_BURSTS;
+ * a load's replay with refresh: REPLAY_LOAD_BURSTS; the final drain's
+ * where no store was held: FINAL_DRAIN_BURSTS; the replay
  * runs every transfer so far: the rows and tRAS the earlier ones left
  * decide when a channel's reads end); else 0.  f NULL: the last completion
  * of the transfers so far (walk_finish). */
@@ -1950,7 +1960,7 @@ static int chan_replay(const mx_arch_config *c) { return c->dram_model; }
  * 1x661x16: load 2 in at 1,002 with load 3 in the replay, as in the cycle
  * engine, 842 without it). */
 static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, int ref, long long at2,
-                            const mx_probe_xfer *f2)
+                            const mx_probe_xfer *f2, long long max_bursts)
 {
     const int n = x->chain_n + (f != NULL) + (f2 != NULL);
     if (!x->pm.by_sig || !x->chain_on || x->chain_n <= 0 || n > MX_PROBE_TIMED_MAX) return 0;
@@ -1966,7 +1976,7 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
         bursts += mx_cycle_tile_bursts(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf[i].r0, xf[i].m, xf[i].n0,
                                        xf[i].n, xf[i].k0, xf[i].k, xf[i].what);
     }
-    if (!stores || bursts > (ref && f ? REPLAY_LOAD_BURSTS : DRAIN_FLOOR_BURSTS)) return 0;
+    if (!stores || bursts > max_bursts) return 0;
     if (mx_cycle_probe_timed(c, x->fa, x->fb, x->fo, x->g->M, x->g->N, x->g->K, xf, t, n, end) != 0) return 0;
     long long e = f ? end[x->chain_n] : -1;
     for (int i = 0; !f && i < n; i++) {
@@ -1975,7 +1985,7 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
     }
     return e < 0 ? 0 : (long long)ceil((double)e * ratio - 1e-9);
 }
-static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f) { return replay_end(x, at, f, 0, 0, NULL); }
+static long long drain_floor(walk_ctx *x, long long at, const mx_probe_xfer *f) { return replay_end(x, at, f, 0, 0, NULL, DRAIN_FLOOR_BURSTS); }
 
 /* The ranks transfer r touches.  Its probe (memoised by shape class) has
  * the ranks of the class's first tile; where tiles of one class fall on
@@ -2582,7 +2592,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             if (rep) {
                 const int next = !last && tl->double_buffer && w->end1 > offered;
                 const mx_probe_xfer f2 = next ? xfer_of(x, &nx) : f;
-                replay_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL);
+                replay_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL, REPLAY_LOAD_BURSTS);
             }
         }
     }
@@ -2817,7 +2827,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
         long long per_ch = mx_cdiv(queued, c->dram.channels);
         if (pw && pw->bursts > 0) per_ch = (long long)ceil((double)queued * (double)pw->ch_bursts / (double)pw->bursts);
         if (per_ch < c->dram.write_high) w->wq.out_free[w->oidx % 2] = avail;
-        else hold = 1 << (w->oidx % 2);
+        else {
+            hold = 1 << (w->oidx % 2);
+            w->held_store = 1;
+        }
     } else if (ek) {
         w->wq.out_free[w->oidx % 2] = avail + wcyc;
         if (x->sram_walk) { /* its last request may enter much later: walk_tile (chan_release) */
@@ -3153,7 +3166,8 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
          * the GEMM's REFs (LPDDR4 32x32 is MXSF 1338x32x16: the first REF
          * falls in the final drain, 4,485 against the walk's 4,033) */
         if (chan_replay(c)) {
-            const long long re = replay_end(x, 0, NULL, 1, 0, NULL);
+            const long long lim = w->held_store ? DRAIN_FLOOR_BURSTS : FINAL_DRAIN_BURSTS;
+            const long long re = replay_end(x, 0, NULL, 1, 0, NULL, lim);
             if (re > 0) wr_end = mx_llmax(w->last_avail, re);
         }
         last_wr = wr_end;
