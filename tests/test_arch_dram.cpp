@@ -377,6 +377,19 @@ void cycles_within(const char *dram, int array, mx_dataflow df, const char *fmt,
     EXPECT_NEAR((double)an.cycles, (double)cy.cycles, tol * (double)cy.cycles)
         << dram << " " << array << "x" << array << " " << fmt << " " << M << "x" << N << "x" << K;
 }
+
+// The cycle engine's total pinned (its own figure, recorded when the test was
+// written) and the analytic engine's within `tol` of it.
+void pinned_within(const char *dram, int array, mx_dataflow df, const char *fmt, long long M, long long N,
+                   long long K, long long pinned, double tol)
+{
+    mx_stats an, cy;
+    both_engines(dram, array, df, fmt, M, N, K, an, cy);
+    if (::testing::Test::HasFatalFailure()) return;
+    EXPECT_EQ(cy.cycles, pinned) << dram << " " << M << "x" << N << "x" << K;
+    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, tol * (double)cy.cycles)
+        << dram << " " << array << "x" << array << " " << fmt << " " << M << "x" << N << "x" << K;
+}
 } // namespace
 
 // A store holds its output half only while the write queue is too full to
@@ -1380,17 +1393,8 @@ TEST(DramLoad, OneChannelReplayWithTheNextLoadAndRefs)
 // 14,332: -5.3%).  With the replay the analytic engine has 1,205 and 14,333.
 TEST(DramLoad, ReplayOfALoadUpToTwiceTheFinalDrainsBursts)
 {
-    mx_arch_config c;
-    mx_stats an, cy;
-    std::vector<mx_cycle_tile> rec(1);
-    both_engines_tiles("hbm2", 32, MX_DATAFLOW_IS, "mxsf", 16, 128, 608, rec, an, cy, c);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(cy.cycles, 1205); /* pinned: the cycle engine */
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
-    both_engines_tiles("lpddr4_2400", 8, MX_DATAFLOW_OS, "mxsf", 558, 32, 320, rec, an, cy, c);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(cy.cycles, 14332);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
+    pinned_within("hbm2", 32, MX_DATAFLOW_IS, "mxsf", 16, 128, 608, 1205, 0.01);
+    pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "mxsf", 558, 32, 320, 14332, 0.01);
 }
 
 // The final drain's replay beyond 1,024 bursts where no store was held for a
@@ -1401,17 +1405,8 @@ TEST(DramLoad, ReplayOfALoadUpToTwiceTheFinalDrainsBursts)
 // (-6.7%) and 7,978 (-4.0%).
 TEST(DramStore, FinalDrainReplayBeyondTheFloorWithoutAHeldStore)
 {
-    mx_arch_config c;
-    mx_stats an, cy;
-    std::vector<mx_cycle_tile> rec(1);
-    both_engines_tiles("hbm2", 8, MX_DATAFLOW_OS, "mxsf", 84, 16, 1235, rec, an, cy, c);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(cy.cycles, 4250); /* pinned: the cycle engine */
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
-    both_engines_tiles("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 16, 48, 1908, rec, an, cy, c);
-    if (HasFatalFailure()) return;
-    EXPECT_EQ(cy.cycles, 8307);
-    EXPECT_NEAR((double)an.cycles, (double)cy.cycles, 0.01 * (double)cy.cycles);
+    pinned_within("hbm2", 8, MX_DATAFLOW_OS, "mxsf", 84, 16, 1235, 4250, 0.01);
+    pinned_within("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 16, 48, 1908, 8307, 0.01);
 }
 
 // DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores
