@@ -1926,12 +1926,11 @@ static void chain_add(walk_ctx *x, long long offer, long long t, long long end, 
     x->chain[x->chain_n++].f = *f;
 }
 
-/* Loads and the final drain timed by the replay (replay_end) in GEMMs
- * walked tile by tile: every DRAM model.  With more than one channel (HBM2)
- * the walk's one channel time stands for the controllers; with one (DDR4,
- * LPDDR4) the replay also has the GEMM's REFs where the cycle engine has
- * them and the next load overtaking this one's last bursts (issue 13,
- * stop 32). */
+/* Where loads and the final drain are timed by the replay (replay_end) in
+ * GEMMs walked tile by tile: with every DRAM model.  The replay has each
+ * channel's own controller (HBM2: the walk's one channel time stood for
+ * eight), the GEMM's REFs and the next load overtaking this one's last
+ * bursts (issue 13, stop 32). */
 static int chan_replay(const mx_arch_config *c) { return c->dram_model; }
 
 /* The earliest a load offered at `at` (transfer f) has its data in: every
@@ -2590,8 +2589,9 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             /* with the next load, offered when the tile before this one
              * ends (end1), if that is after this load's offer */
             if (rep) {
+                mx_probe_xfer f2;
                 const int next = !last && tl->double_buffer && w->end1 > offered;
-                const mx_probe_xfer f2 = next ? xfer_of(x, &nx) : f;
+                if (next) f2 = xfer_of(x, &nx);
                 replay_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL, REPLAY_LOAD_BURSTS);
             }
         }

@@ -576,6 +576,27 @@ static inline void offer(cand_t *best, int kind, int idx, uint64_t at, uint64_t 
     best->seq = t ? seq : best->seq;
 }
 
+/* c := (kind, idx, at, seq); CAND_NONE with -1, UINT64_MAX, UINT64_MAX. */
+static inline void cand_put(cand_t *c, int kind, int idx, uint64_t at, uint64_t seq)
+{
+    c->kind = kind;
+    c->idx = idx;
+    c->at = at;
+    c->seq = seq;
+}
+
+/* A hit on bank b: its CAS time clamped to tmin, or (by_floor) the later
+ * of its bank's time and the floor fl (rescan_cas_hits). */
+static inline __attribute__((always_inline)) uint64_t hit_at(const mx_dram *d, const chan_t *ch, int b, int w,
+                                                             int by_floor, uint64_t fl, uint64_t tmin)
+{
+    if (by_floor) {
+        const int64_t e = w ? ch->bank[b].wr : ch->bank[b].rd;
+        return e > (int64_t)fl ? (uint64_t)e : fl;
+    }
+    return clampu(cas_ready(d, ch, b, w), tmin);
+}
+
 static void set_next(chan_t *ch, uint64_t tmin)
 {
     uint64_t nx = ch->ref.at;
@@ -600,22 +621,12 @@ static inline __attribute__((always_inline)) void scan_hits(const mx_dram *d, ch
     for (int k = 0; k < d->mask_words; k++)
         for (uint64_t m = ch->hmask[w][k]; m; m &= m - 1) {
             const int b = k * 64 + __builtin_ctzll(m), s = ohit[b];
-            uint64_t a;
-            if (by_floor) {
-                const int64_t e = w ? ch->bank[b].wr : ch->bank[b].rd;
-                a = e > (int64_t)fl ? (uint64_t)e : fl;
-            } else {
-                a = clampu(cas_ready(d, ch, b, w), tmin);
-            }
-            const cand_key kb = ckey(a, q->pool[s].seq);
+            const cand_key kb = ckey(hit_at(d, ch, b, w, by_floor, fl, tmin), q->pool[s].seq);
             const int t = kb < best;
             hidx = t ? s : hidx;
             best = t ? kb : best;
         }
-    ch->hit.kind = hidx >= 0 ? CAND_CAS : CAND_NONE;
-    ch->hit.idx = hidx;
-    ch->hit.at = (uint64_t)(best >> 64);
-    ch->hit.seq = (uint64_t)best;
+    cand_put(&ch->hit, hidx >= 0 ? CAND_CAS : CAND_NONE, hidx, (uint64_t)(best >> 64), (uint64_t)best);
 }
 
 /* rescan_cas's hit class, w constant (the read or write times). */
@@ -637,33 +648,22 @@ static inline __attribute__((always_inline)) void rescan_cas_hits(const mx_dram 
     const uint64_t m = ch->hmask[w][0], m2 = m & (m - 1);
     if (d->mask_words == 1 && !(m2 & (m2 - 1))) {
         if (!m) {
-            ch->hit.kind = CAND_NONE;
-            ch->hit.idx = -1;
-            ch->hit.at = UINT64_MAX;
-            ch->hit.seq = UINT64_MAX;
+            cand_put(&ch->hit, CAND_NONE, -1, UINT64_MAX, UINT64_MAX);
             return;
         }
         const queue_t *q = w ? &ch->wq : &ch->rq;
         const int b1 = __builtin_ctzll(m), s1 = ch->ohit[w][b1];
-        const int64_t e1 = w ? ch->bank[b1].wr : ch->bank[b1].rd;
-        const uint64_t a1 = by_floor ? (e1 > (int64_t)fl ? (uint64_t)e1 : fl) : clampu(cas_ready(d, ch, b1, w), tmin);
+        const uint64_t a1 = hit_at(d, ch, b1, w, by_floor, fl, tmin);
         if (!m2) {
-            ch->hit.kind = CAND_CAS;
-            ch->hit.idx = s1;
-            ch->hit.at = a1;
-            ch->hit.seq = q->pool[s1].seq;
+            cand_put(&ch->hit, CAND_CAS, s1, a1, q->pool[s1].seq);
             return;
         }
         const int b2 = __builtin_ctzll(m2), s2 = ch->ohit[w][b2];
-        const int64_t e2 = w ? ch->bank[b2].wr : ch->bank[b2].rd;
-        const uint64_t a2 = by_floor ? (e2 > (int64_t)fl ? (uint64_t)e2 : fl) : clampu(cas_ready(d, ch, b2, w), tmin);
-        const cand_key k1 = ckey(a1, q->pool[s1].seq), k2 = ckey(a2, q->pool[s2].seq);
+        const cand_key k1 = ckey(a1, q->pool[s1].seq);
+        const cand_key k2 = ckey(hit_at(d, ch, b2, w, by_floor, fl, tmin), q->pool[s2].seq);
         const int t = k2 < k1; /* earliest, then oldest, without a branch */
         const cand_key k = t ? k2 : k1;
-        ch->hit.kind = CAND_CAS;
-        ch->hit.idx = t ? s2 : s1;
-        ch->hit.at = (uint64_t)(k >> 64);
-        ch->hit.seq = (uint64_t)k;
+        cand_put(&ch->hit, CAND_CAS, t ? s2 : s1, (uint64_t)(k >> 64), (uint64_t)k);
         return;
     }
     if (by_floor) scan_hits(d, ch, tmin, w, 1, fl);
@@ -729,15 +729,10 @@ static inline __attribute__((always_inline)) void rescan_other(const mx_dram *d,
         if (m0) {
             const int b = __builtin_ctzll(m0), s = q->head[b];
             const int closed = ch->bank[b].row < 0;
-            ch->other.kind = closed ? CAND_ACT : CAND_PRE;
-            ch->other.idx = s;
-            ch->other.at = clampu(closed ? act_ready(d, ch, b) : ch->bank[b].pre, tmin);
-            ch->other.seq = q->pool[s].seq;
+            cand_put(&ch->other, closed ? CAND_ACT : CAND_PRE, s,
+                     clampu(closed ? act_ready(d, ch, b) : ch->bank[b].pre, tmin), q->pool[s].seq);
         } else {
-            ch->other.kind = CAND_NONE;
-            ch->other.idx = -1;
-            ch->other.at = UINT64_MAX;
-            ch->other.seq = UINT64_MAX;
+            cand_put(&ch->other, CAND_NONE, -1, UINT64_MAX, UINT64_MAX);
         }
         return;
     }
@@ -774,10 +769,7 @@ static inline __attribute__((always_inline)) void rescan_other(const mx_dram *d,
 static __attribute__((noinline)) void rescan(mx_dram *d, chan_t *ch, uint64_t tmin)
 {
     if (ch->ref_pending) { rescan_slow(d, ch, tmin); return; }
-    ch->ref.kind = CAND_NONE;
-    ch->ref.idx = -1;
-    ch->ref.at = UINT64_MAX;
-    ch->ref.seq = UINT64_MAX;
+    cand_put(&ch->ref, CAND_NONE, -1, UINT64_MAX, UINT64_MAX);
     if (ch->draining) { rescan_cas_hits(d, ch, tmin, 1); rescan_other(d, ch, tmin, 1); }
     else { rescan_cas_hits(d, ch, tmin, 0); rescan_other(d, ch, tmin, 0); }
     set_next(ch, tmin);
