@@ -1409,6 +1409,23 @@ TEST(DramStore, FinalDrainReplayBeyondTheFloorWithoutAHeldStore)
     pinned_within("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 16, 48, 1908, 8307, 0.01);
 }
 
+// A held store's output half freed when the replay has its last burst in
+// the write queue, where every transfer of the GEMM fits the replay (2,048
+// bursts; issue 13, stop 33).  DDR4 32x32 os MXSF 544x108x32 (seed 24): 17
+// tiles, every store (55 bursts, one bank, tCCD_L) held for a full write
+// queue, a 17-burst load between drains.  The cycle engine starts a tile
+// every 358 cycles and ends at 6,512; the walk's held-store rules (the
+// drain's channel time, split around the next load) gave 420 a tile and
+// 7,577 (+16.4%).  Its tiles 2..13 now start at the cycle engine's cycle.
+// Also seed 40's is MXSF 761x87x16 (7,276; the walk 8,316) and seed 45's
+// os MXSF 1609x57x16 (9,840; the walk 11,258).
+TEST(DramStore, HeldStoreFreedByTheReplay)
+{
+    pinned_within("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 544, 108, 32, 6512, 0.01);
+    pinned_within("ddr4_3200", 32, MX_DATAFLOW_IS, "mxsf", 761, 87, 16, 7276, 0.01);
+    pinned_within("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 1609, 57, 16, 9840, 0.01);
+}
+
 // DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores
 // 65 (held: more than the write queue's 31).  The cycle engine runs a tile
 // every 339 cycles in steady state (1400x112x16: tiles 20 to 40 start 6,772

@@ -1204,7 +1204,7 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
  * completion.  0, or -1 without a DRAM model or on a model error. */
 int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
-                         const long long *at, int n, long long *end)
+                         const long long *at, int n, long long *end, long long *accept)
 {
     if (!c->dram_model || n < 1 || n > MX_PROBE_TIMED_MAX) return -1;
     char err[200];
@@ -1214,6 +1214,7 @@ int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, cons
     int cur[2] = {-1, -1}, have[2] = {0, 0}; /* per kind (0 loads, 1 stores): the transfer being offered */
     uint64_t addr[2] = {0, 0}, issued = 0, done = 0;
     for (int i = 0; i < n; i++) end[i] = -1;
+    for (int i = 0; accept && i < n; i++) accept[i] = -1;
     for (;;) {
         int blocked = 0;
         uint64_t next_at = UINT64_MAX;
@@ -1236,6 +1237,7 @@ int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, cons
                 if (mx_dram_dma_add(d, addr[w], w, (uint64_t)cur[w]) != 0) { blocked = 1; break; }
                 issued++;
                 have[w] = mx_dma_stream_next(&st[w], &addr[w]);
+                if (!have[w] && accept) accept[cur[w]] = (long long)mx_dram_now(d);
             }
         }
         for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) {

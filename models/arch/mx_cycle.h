@@ -170,11 +170,13 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
 /* Transfers x[0..n) on one fresh DRAM, transfer i offered from DRAM clock
  * at[i] on as the cycle engine's DMA offers it (loads in index order, stores
  * likewise, the two side by side): end[i], the DRAM clock of its last
- * completion.  0, or -1 without a DRAM model or on a model error. */
+ * completion; accept[i] (unless NULL), the DRAM clock its last burst entered
+ * the controller (a store's output half is free then).  0, or -1 without a
+ * DRAM model or on a model error. */
 #define MX_PROBE_TIMED_MAX 72
 int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
-                         const long long *at, int n, long long *end);
+                         const long long *at, int n, long long *end, long long *accept);
 
 #ifdef __cplusplus
 }
