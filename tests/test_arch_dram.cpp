@@ -1583,3 +1583,23 @@ TEST(AnalyticMemo, TileBurstsAreTheStreamsBursts)
             }
         }
 }
+
+// A load behind a store, in a walk with one probe per shape class (over 32
+// tiles), costs the class's mean over pairs spread across the GEMM, not its
+// first pair's (issue 13, stop 33).  LPDDR4 8x8 os BF16 752x139x16 (seed 36,
+// 47 tiles 16x139x16): the cycle engine's first two stores write bank 0 row
+// 16 and every load reads bank 0 row 0; later stores move through banks 4,
+// 1, 5, 2, ..., so each 4-read load follows a 35-write drain by 30 clocks on
+// its open row and the cycle engine keeps pace with the compute (15,467
+// cycles).  The first pair's probe pays the PRE and ACT of that conflict (91
+// cycles; pairs in the middle 36-47): the walk needed about 356 cycles of
+// DRAM a tile against 294 and had 16,882 (+9.2%).  Also seed 34's 263x224x3
+// (8,522; the first pair 9,379, +10.1%) and seed 28's 1968x32x16 (11,811;
+// 13,671, +15.8%; now 12,609, +6.8%: two loads read back to back there,
+// which the walk still does not model).
+TEST(DramLoad, BehindAStoreTheClassMeanNotItsFirstPair)
+{
+    pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 752, 139, 16, 15467, 0.02);
+    pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 263, 224, 3, 8522, 0.02);
+    pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 1968, 32, 16, 11811, 0.08);
+}
