@@ -1426,6 +1426,20 @@ TEST(DramStore, HeldStoreFreedByTheReplay)
     pinned_within("ddr4_3200", 32, MX_DATAFLOW_OS, "mxsf", 1609, 57, 16, 9840, 0.01);
 }
 
+// The whole-GEMM replay (replay_all) up to 65,536 bursts, now that it is
+// carried along the walk instead of rerun per query (issue 13, stop 33).
+// HBM2 32x32 MXSF GEMMs of at most 32 tiles with between 16,384 and 65,536
+// bursts, which kept the walk's rules under the old bound: os 984x16x1688
+// (seed 44; the walk 11,690 against 10,300, +13.5%), ws 16x1865x658 (seed
+// 45; 7,443 against 8,163, -8.8%), os 2x633x1856 (seed 42; 6,647 against
+// 7,113, -6.6%).  The replay gives the cycle engine's totals.
+TEST(DramLoad, WholeGemmReplayBeyondTheOldBurstBound)
+{
+    pinned_within("hbm2", 32, MX_DATAFLOW_OS, "mxsf", 984, 16, 1688, 10300, 0.01);
+    pinned_within("hbm2", 32, MX_DATAFLOW_WS, "mxsf", 16, 1865, 658, 8163, 0.01);
+    pinned_within("hbm2", 32, MX_DATAFLOW_OS, "mxsf", 2, 633, 1856, 7113, 0.01);
+}
+
 // DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores
 // 65 (held: more than the write queue's 31).  The cycle engine runs a tile
 // every 339 cycles in steady state (1400x112x16: tiles 20 to 40 start 6,772

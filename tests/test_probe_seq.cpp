@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -446,4 +447,184 @@ TEST(ProbeSeq, XferChannelsAreTheChannelsWithEnoughBursts)
     EXPECT_EQ(channels({3, 2, 0, 1024, 0, 0, MX_PROBE_STORE, 0, 0}, 31), 0x18u);
     // the whole of A (64 rows of 128 B = 8 KiB at 0): channels 0..3, 32 bursts each
     EXPECT_EQ(channels({0, 64, 0, 0, 0, 64, MX_PROBE_A, 0, 0}, 1), 0x0fu);
+}
+
+namespace {
+// mx_cycle_probe_timed's contract rebuilt by hand: the hand address lists
+// of transfers x[0..n), fed to the DRAM model one clock at a time (each
+// clock: loads in index order, then stores, each kind's next transfer once
+// its offer clock has come, bursts while the controller takes them), every
+// completion noted.  end[i]: transfer i's last completion; accept[i]: the
+// clock its last burst was taken.
+void timed_by_hand(const ProbeGemm &s, const std::vector<mx_probe_xfer> &x, const std::vector<long long> &at,
+                   std::vector<long long> &end, std::vector<long long> &accept)
+{
+    const size_t n = x.size();
+    end.assign(n, -1);
+    accept.assign(n, -1);
+    std::vector<std::vector<uint64_t>> b(n);
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) total += (b[i] = s.bursts(x[i])).size();
+    char err[200];
+    mx_dram *d = mx_dram_new(&s.c.dram, err, sizeof err);
+    ASSERT_NE(d, nullptr) << err;
+    size_t cur[2] = {0, 0}, pos[2] = {0, 0}, done = 0;
+    for (int guard = 0; done < total; guard++) {
+        ASSERT_LT(guard, 50000000);
+        for (int w = 0; w < 2; w++)
+            for (;;) {
+                while (cur[w] < n && ((x[cur[w]].what & MX_PROBE_STORE) != 0) != w) cur[w]++;
+                if (cur[w] >= n || (uint64_t)std::max(0LL, at[cur[w]]) > mx_dram_now(d)) break;
+                const size_t j = cur[w];
+                if (pos[w] == b[j].size()) { /* an empty transfer, or its last burst taken */
+                    if (b[j].empty()) accept[j] = -1;
+                    cur[w]++;
+                    pos[w] = 0;
+                    continue;
+                }
+                if (mx_dram_dma_add(d, b[j][pos[w]], w, j) != 0) break;
+                if (++pos[w] == b[j].size()) accept[j] = (long long)mx_dram_now(d);
+            }
+        for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != nullptr; done++)
+            end[r->id] = std::max(end[r->id], (long long)r->done);
+        if (done < total) mx_dram_run_until(d, mx_dram_now(d) + 1);
+    }
+    mx_dram_free(d);
+}
+
+// A GEMM's tiles as the walk records them: per tile a load (A and B) offered
+// `period` DRAM clocks after the one before, its store `period` later.
+void tile_sequence(const ProbeGemm &s, long long mt, long long nt, long long kt, long long period,
+                   std::vector<mx_probe_xfer> &x, std::vector<long long> &at)
+{
+    long long t = 0;
+    for (long long m0 = 0; m0 < s.g.M; m0 += mt)
+        for (long long n0 = 0; n0 < s.g.N; n0 += nt) {
+            const long long m = std::min(mt, s.g.M - m0), n = std::min(nt, s.g.N - n0);
+            for (long long k0 = 0; k0 < s.g.K; k0 += kt, t += period) {
+                x.push_back({m0, m, n0, n, k0, std::min(kt, s.g.K - k0), MX_PROBE_A | MX_PROBE_B, 0, 0});
+                at.push_back(t);
+            }
+            x.push_back({m0, m, n0, n, 0, 0, MX_PROBE_STORE, 0, 0});
+            at.push_back(t + period);
+        }
+}
+} // namespace
+
+// The incremental replay (mx_probe_replay, the analytic walk's replay_all):
+// a base carried along the transfers, each query run from a copy of it
+// (mx_dram_clone), must give what the replay from scratch gives, and both
+// what the hand feed above gives.  Each query asks for transfer k's end
+// with the transfers before it and the next one known (the walk's load and
+// next load), and for a store's accept; the base runs up to transfer k's
+// offer (no later transfer is offered before it).  Sequences of 40 to 100
+// transfers, longer than MX_PROBE_TIMED_MAX's old 72 in HBM2's case, with
+// loads and stores overlapping (short periods: the queues stay full).
+TEST(ProbeReplay, IncrementalEqualsFromScratchAndTheHandFeed)
+{
+    struct Case {
+        const char *dram, *fmt;
+        long long M, N, K, mt, nt, kt, period;
+    } cases[] = {
+        {"ddr4_3200", "mxsf", 96, 160, 64, 32, 32, 32, 150},
+        {"lpddr4_2400", "bf16", 64, 96, 96, 32, 32, 32, 90},
+        {"hbm2", "mxsf", 160, 256, 32, 32, 32, 32, 40},
+    };
+    for (const Case &k : cases) {
+        ProbeGemm s(k.dram, k.fmt, k.M, k.N, k.K);
+        std::vector<mx_probe_xfer> x;
+        std::vector<long long> at;
+        tile_sequence(s, k.mt, k.nt, k.kt, k.period, x, at);
+        const int n = (int)x.size();
+        SCOPED_TRACE(std::string(k.dram) + " transfers " + std::to_string(n));
+        std::vector<long long> he, ha, se(n), sa(n), qe(n), qa(n);
+        timed_by_hand(s, x, at, he, ha);
+        if (HasFatalFailure()) return;
+        ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(), n,
+                                       se.data(), sa.data()),
+                  0);
+        EXPECT_EQ(se, he);
+        EXPECT_EQ(sa, ha);
+        const mx_probe_replay_in in = {&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K};
+        mx_probe_replay *r = mx_probe_replay_new(&in);
+        ASSERT_NE(r, nullptr);
+        // the base's bound: the earliest offer of the transfers it has not
+        // (a tile's store is offered after the next tile's load)
+        std::vector<long long> lo(n + 1, LLONG_MAX);
+        for (int i = n - 1; i >= 0; i--) lo[i] = std::min(lo[i + 1], at[i]);
+        for (int i = 0; i + 1 < n; i++) {
+            ASSERT_EQ(mx_probe_replay_advance(r, x.data(), at.data(), i, (uint64_t)lo[i]), 0);
+            EXPECT_EQ(mx_probe_replay_known(r), i);
+            EXPECT_EQ(mx_probe_replay_now(r), (uint64_t)lo[i]);
+            // transfer i and the next one: i's end, as from scratch on x[0..i+2)
+            std::vector<long long> pe(i + 2), pa(i + 2);
+            ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(), i + 2,
+                                           pe.data(), pa.data()),
+                      0);
+            ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), i + 2, qe.data(), qa.data(), i, 0), 0);
+            EXPECT_EQ(qe[i], pe[i]) << "transfer " << i;
+            if (x[i].what & MX_PROBE_STORE) { // a store's accept, the transfers up to it (the walk's release)
+                ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(),
+                                               i + 1, pe.data(), pa.data()),
+                          0);
+                ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), i + 1, qe.data(), qa.data(), i, 1), 0);
+                EXPECT_EQ(qa[i], pa[i]) << "store " << i;
+            }
+        }
+        // the final drain: every transfer to the end
+        ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), n, qe.data(), qa.data(), -1, 0), 0);
+        EXPECT_EQ(qe, se);
+        EXPECT_EQ(qa, sa);
+        mx_probe_replay_free(r);
+    }
+}
+
+// mx_dram_clone: a copy taken mid-run runs on exactly as the original
+// (same completions, same statistics), and running one leaves the other as
+// it was.
+TEST(ProbeReplay, DramCloneRunsOnAsTheOriginal)
+{
+    for (const char *dram : kPresets) {
+        ProbeGemm s(dram, "mxsf", 128, 128, 64);
+        std::vector<uint64_t> a = s.bursts({0, 128, 0, 128, 0, 64, MX_PROBE_A | MX_PROBE_B, 0, 0}),
+                              o = s.bursts({0, 128, 0, 128, 0, 0, MX_PROBE_STORE, 0, 0});
+        char err[200];
+        mx_dram *d = mx_dram_new(&s.c.dram, err, sizeof err);
+        ASSERT_NE(d, nullptr) << err;
+        auto feed = [](mx_dram *m, const std::vector<uint64_t> &v, int w, size_t &i) {
+            while (i < v.size() && mx_dram_dma_add(m, v[i], w, i) == 0) i++;
+        };
+        size_t ia = 0, io = 0;
+        for (int clk = 0; clk < 300; clk++) {
+            feed(d, a, 0, ia);
+            feed(d, o, 1, io);
+            mx_dram_run_until(d, mx_dram_now(d) + 1);
+        }
+        mx_dram *c = mx_dram_clone(d);
+        ASSERT_NE(c, nullptr);
+        auto finish = [&](mx_dram *m, size_t ia0, size_t io0, std::vector<uint64_t> &log) {
+            for (int clk = 0; clk < 200000 && (ia0 < a.size() || io0 < o.size() || clk < 2000); clk++) {
+                feed(m, a, 0, ia0);
+                feed(m, o, 1, io0);
+                for (const mx_dram_done *r; (r = mx_dram_take_done(m)) != nullptr;) log.push_back(r->done * 4096 + r->id);
+                mx_dram_run_until(m, mx_dram_now(m) + 1);
+            }
+        };
+        std::vector<uint64_t> lc, ld;
+        finish(c, ia, io, lc); // the copy first: the original must not move
+        finish(d, ia, io, ld);
+        std::sort(lc.begin(), lc.end());
+        std::sort(ld.begin(), ld.end());
+        EXPECT_FALSE(lc.empty()) << dram;
+        EXPECT_EQ(lc, ld) << dram;
+        mx_dram_stats sc, sd;
+        mx_dram_get_stats(c, &sc);
+        mx_dram_get_stats(d, &sd);
+        EXPECT_EQ(sc.act, sd.act) << dram;
+        EXPECT_EQ(sc.rd, sd.rd) << dram;
+        EXPECT_EQ(sc.wr, sd.wr) << dram;
+        EXPECT_EQ(mx_dram_now(c), mx_dram_now(d)) << dram;
+        mx_dram_free(c);
+        mx_dram_free(d);
+    }
 }

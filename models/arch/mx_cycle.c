@@ -1197,6 +1197,73 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
     return 0;
 }
 
+/* The timed replay's feeder: the DRAM model and, per kind (0 loads, 1
+ * stores), the transfer being offered and its stream position. */
+typedef struct {
+    mx_dram *d;
+    mx_dma_stream st[2];
+    int cur[2], have[2];
+    uint64_t addr[2], issued, done;
+} timed_feed;
+
+/* Runs the feed loop of transfers x[0..n) (offered from DRAM clock at[i])
+ * on s: end[i], accept[i] and left[i] (bursts in flight) kept per transfer.
+ * It stops at the top of the loop once the DRAM clock reaches `until` (the
+ * base of an incremental replay: nothing later than x[n-1] is offered before
+ * it, so every step so far is the from-scratch replay's), when transfer
+ * `want` is over (its end, or with want_acc its accept: what comes after
+ * cannot change either), or when all is done.  0, or -1 on a model error. */
+static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe_xfer *x, const long long *at, int n,
+                     long long *end, long long *accept, long long *left, uint64_t until, int want, int want_acc)
+{
+    const mx_arch_config *c = in->c;
+    mx_dram *d = s->d;
+    for (;;) {
+        if (mx_dram_now(d) >= until) return 0;
+        int blocked = 0;
+        uint64_t next_at = UINT64_MAX;
+        for (int w = 0; w < 2; w++) {
+            for (;;) {
+                if (!s->have[w]) { /* the next transfer of this kind, once it is offered */
+                    int j = s->cur[w] + 1;
+                    while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+                    if (j >= n) break;
+                    if ((uint64_t)mx_llmax(0, at[j]) > mx_dram_now(d)) {
+                        if ((uint64_t)at[j] < next_at) next_at = (uint64_t)at[j];
+                        break;
+                    }
+                    s->cur[w] = j;
+                    transfer_stream(c, in->fa, in->fb, in->fo, in->M, in->N, in->K, x[j].r0, x[j].m, x[j].n0,
+                                    x[j].n, x[j].k0, x[j].k, x[j].what, &s->st[w]);
+                    s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                    if (!s->have[w]) continue;
+                }
+                if (mx_dram_dma_add(d, s->addr[w], w, (uint64_t)s->cur[w]) != 0) { blocked = 1; break; }
+                s->issued++;
+                left[s->cur[w]]++;
+                s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                if (!s->have[w]) accept[s->cur[w]] = (long long)mx_dram_now(d);
+            }
+        }
+        for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) {
+            s->done++;
+            left[r->id]--;
+            if ((long long)r->done > end[r->id]) end[r->id] = (long long)r->done;
+        }
+        if (want >= 0) {
+            const int w = (x[want].what & MX_PROBE_STORE) != 0;
+            const int offered = s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
+            if (want_acc ? accept[want] >= 0 : offered && left[want] == 0) return 0;
+        }
+        if (!s->have[0] && !s->have[1] && next_at == UINT64_MAX && s->done == s->issued && until == UINT64_MAX) break;
+        const int all_in = !s->have[0] && !s->have[1] && next_at == UINT64_MAX && until == UINT64_MAX;
+        if (until < next_at) next_at = until;
+        if (mx_dram_run_until_wake(d, next_at, all_in ? (size_t)(s->issued - s->done) : 0, blocked, NULL, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* Transfers x[0..n) on one fresh DRAM, each offered from DRAM clock at[i]
  * on as the cycle engine's DMA offers them: loads one after another in
  * index order, stores likewise (writes only below the drain watermark),
@@ -1206,53 +1273,105 @@ int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, cons
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                          const long long *at, int n, long long *end, long long *accept)
 {
-    if (!c->dram_model || n < 1 || n > MX_PROBE_TIMED_MAX) return -1;
+    if (!c->dram_model || n < 1) return -1;
     char err[200];
-    mx_dram *d = mx_dram_new(&c->dram, err, sizeof err);
-    if (!d) return -1;
-    mx_dma_stream st[2];
-    int cur[2] = {-1, -1}, have[2] = {0, 0}; /* per kind (0 loads, 1 stores): the transfer being offered */
-    uint64_t addr[2] = {0, 0}, issued = 0, done = 0;
-    for (int i = 0; i < n; i++) end[i] = -1;
-    for (int i = 0; accept && i < n; i++) accept[i] = -1;
-    for (;;) {
-        int blocked = 0;
-        uint64_t next_at = UINT64_MAX;
-        for (int w = 0; w < 2; w++) {
-            for (;;) {
-                if (!have[w]) { /* the next transfer of this kind, once it is offered */
-                    int j = cur[w] + 1;
-                    while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
-                    if (j >= n) break;
-                    if ((uint64_t)mx_llmax(0, at[j]) > mx_dram_now(d)) {
-                        if ((uint64_t)at[j] < next_at) next_at = (uint64_t)at[j];
-                        break;
-                    }
-                    cur[w] = j;
-                    transfer_stream(c, fa, fb, fo, M, N, K, x[j].r0, x[j].m, x[j].n0, x[j].n, x[j].k0, x[j].k,
-                                    x[j].what, &st[w]);
-                    have[w] = mx_dma_stream_next(&st[w], &addr[w]);
-                    if (!have[w]) continue;
-                }
-                if (mx_dram_dma_add(d, addr[w], w, (uint64_t)cur[w]) != 0) { blocked = 1; break; }
-                issued++;
-                have[w] = mx_dma_stream_next(&st[w], &addr[w]);
-                if (!have[w] && accept) accept[cur[w]] = (long long)mx_dram_now(d);
-            }
-        }
-        for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) {
-            done++;
-            if ((long long)r->done > end[r->id]) end[r->id] = (long long)r->done;
-        }
-        if (!have[0] && !have[1] && next_at == UINT64_MAX && done == issued) break;
-        const int all_in = !have[0] && !have[1] && next_at == UINT64_MAX;
-        if (mx_dram_run_until_wake(d, next_at, all_in ? (size_t)(issued - done) : 0, blocked, NULL, NULL) != 0) {
-            mx_dram_free(d);
-            return -1;
-        }
+    timed_feed s;
+    memset(&s, 0, sizeof s);
+    s.cur[0] = s.cur[1] = -1;
+    s.d = mx_dram_new(&c->dram, err, sizeof err);
+    long long *left = calloc((size_t)n, sizeof *left), *acc = accept ? accept : malloc((size_t)n * sizeof *acc);
+    int rc = -1;
+    if (s.d && left && acc) {
+        for (int i = 0; i < n; i++) end[i] = acc[i] = -1;
+        const mx_probe_replay_in in = {c, fa, fb, fo, M, N, K};
+        rc = timed_run(&in, &s, x, at, n, end, acc, left, UINT64_MAX, -1, 0);
     }
-    mx_dram_free(d);
+    mx_dram_free(s.d);
+    free(left);
+    if (acc != accept) free(acc);
+    return rc;
+}
+
+/* The incremental replay (mx_cycle.h): a base feeder and its per-transfer
+ * records for the known transfers. */
+struct mx_probe_replay {
+    mx_probe_replay_in in;
+    timed_feed s;
+    int known, cap;
+    long long *end, *accept, *left;
+};
+
+mx_probe_replay *mx_probe_replay_new(const mx_probe_replay_in *in)
+{
+    if (!in->c->dram_model) return NULL;
+    mx_probe_replay *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    char err[200];
+    r->in = *in;
+    r->s.cur[0] = r->s.cur[1] = -1;
+    r->s.d = mx_dram_new(&in->c->dram, err, sizeof err);
+    if (!r->s.d) { free(r); return NULL; }
+    return r;
+}
+
+void mx_probe_replay_free(mx_probe_replay *r)
+{
+    if (!r) return;
+    mx_dram_free(r->s.d);
+    free(r->end);
+    free(r->accept);
+    free(r->left);
+    free(r);
+}
+
+int mx_probe_replay_known(const mx_probe_replay *r) { return r->known; }
+uint64_t mx_probe_replay_now(const mx_probe_replay *r) { return mx_dram_now(r->s.d); }
+
+/* Room for n transfers' records, the new ones -1 (end, accept) and 0. */
+static int replay_room(long long **end, long long **accept, long long **left, int *cap, int had, int n)
+{
+    if (n > *cap) {
+        const int nc = n > 2 * *cap ? n : 2 * *cap;
+        long long *e = realloc(*end, (size_t)nc * sizeof *e);
+        if (e) *end = e;
+        long long *a = realloc(*accept, (size_t)nc * sizeof *a);
+        if (a) *accept = a;
+        long long *l = realloc(*left, (size_t)nc * sizeof *l);
+        if (l) *left = l;
+        if (!e || !a || !l) return -1;
+        *cap = nc;
+    }
+    for (int i = had; i < n; i++) { (*end)[i] = (*accept)[i] = -1; (*left)[i] = 0; }
     return 0;
+}
+
+int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until)
+{
+    if (n < r->known) return -1;
+    if (replay_room(&r->end, &r->accept, &r->left, &r->cap, r->known, n) != 0) return -1;
+    r->known = n;
+    return timed_run(&r->in, &r->s, x, at, n, r->end, r->accept, r->left, until, -1, 0);
+}
+
+int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
+                          long long *accept, int want, int want_acc)
+{
+    if (n < r->known || n < 1) return -1;
+    timed_feed s = r->s;
+    s.d = mx_dram_clone(r->s.d);
+    long long *left = malloc((size_t)n * sizeof *left);
+    int rc = -1;
+    if (s.d && left) {
+        for (int i = 0; i < n; i++) {
+            end[i] = i < r->known ? r->end[i] : -1;
+            accept[i] = i < r->known ? r->accept[i] : -1;
+            left[i] = i < r->known ? r->left[i] : 0;
+        }
+        rc = timed_run(&r->in, &s, x, at, n, end, accept, left, UINT64_MAX, want, want_acc);
+    }
+    mx_dram_free(s.d);
+    free(left);
+    return rc;
 }
 
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,

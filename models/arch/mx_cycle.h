@@ -173,10 +173,36 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
  * completion; accept[i] (unless NULL), the DRAM clock its last burst entered
  * the controller (a store's output half is free then).  0, or -1 without a
  * DRAM model or on a model error. */
+/* the walk's bound on a replay outside replay_all (any n is taken) */
 #define MX_PROBE_TIMED_MAX 72
 int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                          const long long *at, int n, long long *end, long long *accept);
+
+/* mx_cycle_probe_timed carried along: a base replay of the transfers known
+ * so far, run up to a DRAM clock before which no later transfer is offered,
+ * so a query runs only what comes after it, on a copy (mx_dram_clone).  The
+ * caller keeps the pointers in mx_probe_replay_in alive. */
+typedef struct {
+    const mx_arch_config *c;
+    const mx_operand_fmt *fa, *fb, *fo;
+    long long M, N, K;
+} mx_probe_replay_in;
+typedef struct mx_probe_replay mx_probe_replay;
+mx_probe_replay *mx_probe_replay_new(const mx_probe_replay_in *in);
+void mx_probe_replay_free(mx_probe_replay *r);
+/* Transfers the base has (a prefix of every later call's x) and its clock. */
+int mx_probe_replay_known(const mx_probe_replay *r);
+uint64_t mx_probe_replay_now(const mx_probe_replay *r);
+/* The base takes x[0..n) (x[0..known) as given before) and runs until DRAM
+ * clock `until`: the caller's bound, every transfer after x[n-1] offered at
+ * or after it (else the base is not the from-scratch replay's).  0 or -1. */
+int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until);
+/* As mx_cycle_probe_timed on x[0..n) (x[0..known) the base's), from a copy of
+ * the base: end[] and accept[] as there, final for transfer `want` (its
+ * accept with want_acc; want -1: for all, run to the end).  0 or -1. */
+int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
+                          long long *accept, int want, int want_acc);
 
 #ifdef __cplusplus
 }

@@ -406,6 +406,62 @@ void mx_dram_free(mx_dram *d)
 
 static void rescan(mx_dram *d, chan_t *ch, uint64_t tmin);
 
+static void *dup_n(const void *src, size_t n, size_t size)
+{
+    if (n == 0 || !src) return NULL;
+    void *v = malloc(n * size);
+    if (v) memcpy(v, src, n * size);
+    return v;
+}
+
+mx_dram *mx_dram_clone(const mx_dram *s)
+{
+    mx_dram *d = malloc(sizeof *d);
+    if (!d) return NULL;
+    *d = *s;
+    /* the copy owns nothing of s's yet: freed as built on failure */
+    d->ch = NULL;
+    for (int k = 0; k < 3; k++) d->fly[k].v = NULL;
+    for (int k = 0; k < 3; k++) {
+        if (!s->fly[k].cap) continue;
+        d->fly[k].v = dup_n(s->fly[k].v, s->fly[k].cap, sizeof *s->fly[k].v);
+        if (!d->fly[k].v) goto oom;
+    }
+    d->ch = calloc((size_t)s->c.channels, sizeof *d->ch);
+    if (!d->ch) goto oom;
+    const size_t nb = (size_t)s->nbank, qs = (size_t)s->c.queue_size, mw = (size_t)s->mask_words;
+    for (int i = 0; i < s->c.channels; i++) {
+        const chan_t *a = &s->ch[i];
+        chan_t *b = &d->ch[i];
+        *b = *a;
+        b->bank = dup_n(a->bank, nb, sizeof *a->bank);
+        b->group = dup_n(a->group, (size_t)(s->c.ranks * s->c.bankgroups), sizeof *a->group);
+        b->rank = dup_n(a->rank, (size_t)s->c.ranks, sizeof *a->rank);
+        int fail = !b->bank || !b->group || !b->rank;
+        for (int w = 0; w < 2; w++) {
+            const queue_t *qa = w ? &a->wq : &a->rq;
+            queue_t *qb = w ? &b->wq : &b->rq;
+            qb->pool = dup_n(qa->pool, qs, sizeof *qa->pool);
+            qb->free_slots = dup_n(qa->free_slots, qs, sizeof *qa->free_slots);
+            qb->head = dup_n(qa->head, nb, sizeof *qa->head);
+            qb->tail = dup_n(qa->tail, nb, sizeof *qa->tail);
+            qb->mask = dup_n(qa->mask, mw, sizeof *qa->mask);
+            qb->cnt = dup_n(qa->cnt, nb, sizeof *qa->cnt);
+            qb->urow = dup_n(qa->urow, nb, sizeof *qa->urow);
+            fail |= !qb->pool || !qb->free_slots || !qb->head || !qb->tail || !qb->mask || !qb->cnt || !qb->urow;
+            b->nhit[w] = dup_n(a->nhit[w], nb, sizeof *a->nhit[w]);
+            b->ohit[w] = dup_n(a->ohit[w], nb, sizeof *a->ohit[w]);
+            b->hmask[w] = dup_n(a->hmask[w], mw, sizeof *a->hmask[w]);
+            fail |= !b->nhit[w] || !b->ohit[w] || !b->hmask[w];
+        }
+        if (fail) goto oom;
+    }
+    return d;
+oom:
+    mx_dram_free(d);
+    return NULL;
+}
+
 static int queue_init(queue_t *q, int size, int nbank, int words)
 {
     q->pool = calloc((size_t)size, sizeof *q->pool);

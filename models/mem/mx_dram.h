@@ -139,6 +139,11 @@ typedef struct mx_dram mx_dram;
  * (message in err). */
 mx_dram *mx_dram_new(const mx_dram_config *c, char *err, size_t errlen);
 void mx_dram_free(mx_dram *d);
+/* A deep copy of d (its queues, banks and completion rings): it runs on as d
+ * would, independently (the analytic walk's replay carries one model along
+ * and clones it per query).  Pending DMA lists (mx_dram_dma_pend) are the
+ * caller's arrays and are shared.  NULL when out of memory. */
+mx_dram *mx_dram_clone(const mx_dram *d);
 
 /* The clock the model is at (clocks ticked so far). */
 uint64_t mx_dram_now(const mx_dram *d);
