@@ -400,7 +400,7 @@ int mxsim_cmd_validate(int argc, char **argv)
      * measured by the rest (and by the held-out seeds) */
     long long same_cycles = 0;
     for (long long i = 0; i < n; i++) same_cycles += smp[i].an.cycles == smp[i].cy.cycles;
-    printf("\nSame cycles: the two engines' totals are equal on %lld of the %lld GEMMs, mostly small ones whose DRAM "
+    printf("\nSame cycles: the two engines' totals are equal on %lld of the %lld GEMMs, mostly ones whose DRAM "
            "times the analytic engine takes from a replay of its own transfers on the DRAM model (below).\n",
            same_cycles, n);
     printf("\nStalls by cause (dram/sram/drain/rqu): the analytic engine's four counts differ from the cycle "
@@ -429,14 +429,16 @@ int mxsim_cmd_validate(int argc, char **argv)
         goal_line("on the held-out seeds", a);
     }
     printf("\n## Where the analytic engine differs\n\n"
-           "- **Small GEMMs replayed on the DRAM model.** In a GEMM of at most 32 tiles (walked tile by tile, at most "
-           "72 transfers) the analytic engine times each load, and the final drain, by replaying the transfers it "
-           "has offered so far, at the times it offered them, on the same DRAM model the cycle engine steps "
-           "(`mx_cycle_probe_timed`: a fresh model per replay, up to 2,048 bursts a load and 16,384 for the final "
-           "drain, 1,024 where the walk held a store for a full write queue); where the whole GEMM fits 16,384 bursts, each store's output half is also freed when the "
-           "replay has its last burst in the controllers. Those GEMMs mostly agree with the cycle engine to the "
-           "cycle; their error comes from the cycles the walk keeps (compute, RQU, output drain). Every other GEMM "
-           "is timed by the rules below, which the larger GEMMs of this table and the held-out seeds measure.\n"
+           "- **GEMMs replayed on the DRAM model.** In a GEMM walked tile by tile (at most 256 tiles) whose DMA "
+           "bursts fit 65,536 in all, the analytic engine takes every load's data time, each output half's release "
+           "(when the store's last burst is in the controllers) and the final drain's end from a replay of the "
+           "transfers it has offered so far, at the times it offered them, on the same DRAM model the cycle engine "
+           "steps, carried along the walk (`mx_probe_replay`); in other GEMMs of at most 32 tiles, loads up to "
+           "2,048 bursts and the final drain up to 16,384 (1,024 where the walk held a store for a full write "
+           "queue). Those GEMMs mostly agree with the cycle engine to the cycle (the count above); what is left is "
+           "the cycles the walk keeps (compute, RQU, output drain). Every other GEMM is timed by the closed-form "
+           "rules below; in this grid they are the few larger GEMMs, so this table measures the replay more than "
+           "the rules (`make validate-traces` measures whole networks, mostly timed by the rules).\n"
            "- **Reads and writes on one DRAM.** The controller turns to writes only when no read waits (the "
            "store DMA never fills its write queue to the watermark), and a drain, once begun, runs down to "
            "`write_low` (0 on the presets) before the next read. The analytic engine: a store that fits the room "

@@ -1375,10 +1375,13 @@ typedef struct {
  * simulations of the GEMM, not one per query.  65,536 bursts (16,384
  * before): every mean falls, no maximum rises, ResNet-50's analytic step
  * unchanged; 1M: the same aggregates within 0.002 points, ResNet-50 0.59 s
- * -> 0.75 s; 64 or 256 tiles: the held-out max 15.92% -> 18.33%
- * (DECISIONS, issue 13, stop 33).  -D for experiments. */
+ * -> 0.75 s.  Tiles: up to CHAIN_TILES (the walk records its transfers
+ * that far anyway), with the loads of GEMMs over PROBE_SIG_TILES replayed
+ * too (walk_load): held-out 46..51 0.168% / 15.42% / 4 over 10% -> 0.090%
+ * / 14.39% / 1; raised to 64 or 256 without the loads the held-out max
+ * rose to 18.33% (DECISIONS, issue 13, stop 33).  -D for experiments. */
 #ifndef REPLAY_ALL_TILES
-#define REPLAY_ALL_TILES 32
+#define REPLAY_ALL_TILES 256
 #endif
 #ifndef REPLAY_ALL_BURSTS
 #define REPLAY_ALL_BURSTS 65536
@@ -2779,7 +2782,12 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     long long floor_at = 0, replay_at = 0;
     const long long offered = tl->double_buffer ? w->end2 : w->end1; /* the DMA offers it */
     xfer_ref nx;
-    if (pr && x->pm.by_sig) {
+    /* replay_all: also in GEMMs over PROBE_SIG_TILES (class probes), whose
+     * halves and final drain the replay times; their loads left to the
+     * walk's rules met stores the replay had offered on time (DDR4 32x32
+     * ws MXSF 320x432x16, 40 tiles: -9.4% -> +15.5% with the halves only,
+     * 0.00% with the loads too) */
+    if (pr && (x->pm.by_sig || x->replay_all)) {
         const int last = !next_load_of(x, mi, ni, ki, &nx);
         /* a reserved slot keeps its own time, unless the replay also freed
          * the held stores it was reserved ahead of (replay_all: then up to
