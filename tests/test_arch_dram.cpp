@@ -1415,8 +1415,8 @@ TEST(DramStore, FinalDrainReplayBeyondTheFloorWithoutAHeldStore)
 }
 
 // A held store's output half freed when the replay has its last burst in
-// the write queue, where every transfer of the GEMM fits the replay (2,048
-// bursts; issue 13, stop 33).  DDR4 32x32 os MXSF 544x108x32 (seed 24): 17
+// the write queue, where every transfer of the GEMM fits the replay
+// (replay_all; issue 13, stop 33).  DDR4 32x32 os MXSF 544x108x32 (seed 24): 17
 // tiles, every store (55 bursts, one bank, tCCD_L) held for a full write
 // queue, a 17-burst load between drains.  The cycle engine starts a tile
 // every 358 cycles and ends at 6,512; the walk's held-store rules (the
