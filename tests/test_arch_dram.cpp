@@ -1460,6 +1460,17 @@ TEST(DramLoad, WholeGemmReplayUpToTheChainsTiles)
     pinned_within("ddr4_3200", 32, MX_DATAFLOW_WS, "mxsf", 320, 432, 16, 14220, 0.01);
 }
 
+// The first pair with the third load replayed whole where the whole GEMM
+// is replayed (issue 13, stop 33).  LPDDR4 8x8 ws MXSF 16x337x265, 3 tiles:
+// the third load (16x81x265), offered as tile 0 ends at 3,740, interleaves
+// with the second's last reads; the cycle engine has the second in at
+// 5,049 and ends at 8,075.  The pair probe with the third load's head only
+// (pair_overtaken) had it in at 4,156: 7,182 (-11.1%).
+TEST(DramLoad, FirstPairReplayedWithTheThirdLoad)
+{
+    pinned_within("lpddr4_2400", 8, MX_DATAFLOW_WS, "mxsf", 16, 337, 265, 8075, 0.01);
+}
+
 // DDR4 32x32 os MXSF, K = 16, N about 128: each tile loads 9 bursts and stores
 // 65 (held: more than the write queue's 31).  The cycle engine runs a tile
 // every 339 cycles in steady state (1400x112x16: tiles 20 to 40 start 6,772

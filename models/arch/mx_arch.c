@@ -2097,7 +2097,7 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
     }
     bursts += x->rp_b[x->chain_n];
     for (int i = 0; !stores && i < x->chain_n; i++) stores += (x->rp_xf[i].what & MX_PROBE_STORE) != 0;
-    if (!stores || bursts > max_bursts) return 0;
+    if ((!stores && !all) || bursts > max_bursts) return 0;
     const int want = acc >= 0 ? acc : f ? x->chain_n : -1;
     long long *end = x->rp_end, *accept = x->rp_acc;
 #ifdef MX_REPLAY_CHECK
@@ -2726,6 +2726,20 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
             load_done(x, w, (xfer_ref){0, 0, 0, XFER_PAIR}, p->cycles - read_lag(c));
+            /* replay_all: the pair with the third load, issued as tile 0
+             * ends, replayed whole (pair_overtaken probes only its head:
+             * LPDDR4 8x8 ws MXSF 16x337x265, the third load's 600 bursts
+             * interleave with the second's last reads, in at 5,049 in the
+             * cycle engine, 4,156 by the pair probe) */
+            xfer_ref nx;
+            if (x->replay_all && chan_replay(c) && tl->double_buffer && w->end1 < w->dram_free &&
+                next_load_ref(x, mi, ni, ki, &nx) > 0) {
+                const mx_probe_xfer f2 = xfer_of(x, &nx);
+                x->chain_n--; /* this load, as the replay's own transfer */
+                const long long r = replay_end(x, 0, &x->pair_xf[1], 1, w->end1, &f2, REPLAY_ALL_BURSTS, -1);
+                x->chain_n++;
+                if (r > 0) return mx_llmax(p->cycles, r);
+            }
             /* the third load, issued as tile 0 ends, may overtake its last reads */
             if (tl->double_buffer && w->end1 < w->dram_free) return p->cycles + pair_overtaken(x, w, mi, ni, ki);
         }
