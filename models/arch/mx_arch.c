@@ -2721,27 +2721,26 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         for (int r = 0; x->rs.on && r < x->rs.ranks && r < 64; r++) /* the probe ran on the GEMM's own clock */
             if (x->rs.step * (r + 1) < (double)w->dram_free) w->ref_used |= 1ull << r;
         w->probe_pj += p->cmd_pj;
+        /* the third load, issued as tile 0 ends, may overtake the second's
+         * last reads.  replay_all: the pair with the third load replayed
+         * whole, before this load joins the chain (pair_overtaken probes
+         * only the third's head: LPDDR4 8x8 ws MXSF 16x337x265, its 600
+         * bursts interleave with the second's last reads, in at 5,049 in
+         * the cycle engine, 4,156 by the pair probe) */
+        const int overtaken = w->t == 1 && tl->double_buffer && w->end1 < w->dram_free;
+        long long replayed = 0;
+        xfer_ref nx;
+        if (overtaken && x->replay_all && chan_replay(c) && next_load_ref(x, mi, ni, ki, &nx) > 0) {
+            const mx_probe_xfer f2 = xfer_of(x, &nx);
+            replayed = replay_end(x, 0, &x->pair_xf[1], 1, w->end1, &f2, REPLAY_ALL_BURSTS, -1);
+        }
         if (x->chain_on) chain_add(x, 0, 0, w->dram_free, &x->pair_xf[w->t]);
         w->probe_rd += p->bursts;
         w->probe_act += p->act;
         if (w->t == 1) { /* the rows the pair left open, for what follows it */
             load_done(x, w, (xfer_ref){0, 0, 0, XFER_PAIR}, p->cycles - read_lag(c));
-            /* replay_all: the pair with the third load, issued as tile 0
-             * ends, replayed whole (pair_overtaken probes only its head:
-             * LPDDR4 8x8 ws MXSF 16x337x265, the third load's 600 bursts
-             * interleave with the second's last reads, in at 5,049 in the
-             * cycle engine, 4,156 by the pair probe) */
-            xfer_ref nx;
-            if (x->replay_all && chan_replay(c) && tl->double_buffer && w->end1 < w->dram_free &&
-                next_load_ref(x, mi, ni, ki, &nx) > 0) {
-                const mx_probe_xfer f2 = xfer_of(x, &nx);
-                x->chain_n--; /* this load, as the replay's own transfer */
-                const long long r = replay_end(x, 0, &x->pair_xf[1], 1, w->end1, &f2, REPLAY_ALL_BURSTS, -1);
-                x->chain_n++;
-                if (r > 0) return mx_llmax(p->cycles, r);
-            }
-            /* the third load, issued as tile 0 ends, may overtake its last reads */
-            if (tl->double_buffer && w->end1 < w->dram_free) return p->cycles + pair_overtaken(x, w, mi, ni, ki);
+            if (replayed > 0) return mx_llmax(p->cycles, replayed);
+            if (overtaken) return p->cycles + pair_overtaken(x, w, mi, ni, ki);
         }
         return p->cycles;
     }
