@@ -401,7 +401,7 @@ int mxsim_cmd_validate(int argc, char **argv)
     long long same_cycles = 0;
     for (long long i = 0; i < n; i++) same_cycles += smp[i].an.cycles == smp[i].cy.cycles;
     printf("\nSame cycles: the two engines' totals are equal on %lld of the %lld GEMMs, mostly ones whose DRAM "
-           "times the analytic engine takes from a replay of its own transfers on the DRAM model (below).\n",
+           "times the analytic engine takes from a replay of its own transfers on the DRAM model or the channel (below).\n",
            same_cycles, n);
     printf("\nStalls by cause (dram/sram/drain/rqu): the analytic engine's four counts differ from the cycle "
            "engine's by %.2f%% of the cycle engine's cycles on average (the sum of the four absolute "
@@ -474,7 +474,10 @@ int mxsim_cmd_validate(int argc, char **argv)
            "tiles probe every tile at its own address phase (which banks, bank groups and rows its bursts hit: "
            "streaming one bank group costs tCCD_L a burst, two tCCD_S); longer ones charge each tile its shape "
            "class's first tile, and walk with jumps.\n"
-           "- **The bandwidth channel.** The DMA offers loads before stores, so while loads stream a store "
+           "- **The bandwidth channel.** In a GEMM of at most 256 tiles and 2^20 requests the analytic engine "
+           "replays its transfers, as it offered them, on the channel the cycle engine steps (`mx_chan`), for "
+           "every load's data, output half's release and the final drain, as on the DRAM presets above. In "
+           "larger ones: the DMA offers loads before stores, so while loads stream a store "
            "enters only the part of the channel's window the reads leave (a read stream is held back by the "
            "256 reads it may have outstanding) and, a ring period later, what its own writes freed; the analytic "
            "engine frees the output half when the store's last request is in by that rule, but books the store's "

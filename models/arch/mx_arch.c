@@ -1386,6 +1386,14 @@ typedef struct {
 #ifndef REPLAY_ALL_BURSTS
 #define REPLAY_ALL_BURSTS 65536
 #endif
+/* ... and on the bandwidth channel, whose replay steps mx_chan (far cheaper
+ * a request than the DRAM model): 2^18 requests.  2^20 timed every channel
+ * GEMM of the validation grids to the cycle, but made ResNet-50's analytic
+ * step on the channel 0.02 -> 0.27 s (the cycle engine's: 0.32 s); 2^18:
+ * 0.08 s (DECISIONS, issue 13, stop 34). */
+#ifndef CHAN_REPLAY_BURSTS
+#define CHAN_REPLAY_BURSTS (1LL << 18)
+#endif
 /* Up to this many tiles the walk records every transfer for their command
  * energy as one sequence (walk_chain_pj) and so goes without jumps. */
 #define CHAIN_TILES 256
@@ -2060,7 +2068,7 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
     const int all = ref && x->replay_all;
     if ((!x->pm.by_sig && !all) || !x->chain_on || x->chain_n <= 0 || (!all && n > MX_PROBE_TIMED_MAX)) return 0;
     const mx_arch_config *c = ref ? x->c : &x->c_noref;
-    const double ratio = c->dram.tCK_ns * c->clock_ghz;
+    const double ratio = c->dram_model ? c->dram.tCK_ns * c->clock_ghz : 1.0; /* the channel runs on the accelerator clock */
     if (n > x->rp_cap) { /* the chain's length and two */
         const int cap = x->chain_max + 2;
         mx_probe_xfer *xf = realloc(x->rp_xf, (size_t)cap * sizeof *xf);
@@ -2097,6 +2105,7 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
     }
     bursts += x->rp_b[x->chain_n];
     for (int i = 0; !stores && i < x->chain_n; i++) stores += (x->rp_xf[i].what & MX_PROBE_STORE) != 0;
+    if (all && !c->dram_model) max_bursts = CHAN_REPLAY_BURSTS;
     if ((!stores && !all) || bursts > max_bursts) return 0;
     const int want = acc >= 0 ? acc : f ? x->chain_n : -1;
     long long *end = x->rp_end, *accept = x->rp_acc;
@@ -2923,8 +2932,28 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         if (replay_at > 0) return replay_at;
         return mx_llmax(floor_at, w->dram_free + dram_latency(c) + over);
     }
-    x->chain_n = -1;
+    if (!x->replay_all) {
+        x->chain_n = -1;
+        w->dram_free = want + dram_cycles(c, la + lb, 0);
+        return w->dram_free + dram_latency(c);
+    }
+    /* The bandwidth channel, the whole GEMM replayed (replay_all): the
+     * load's data when the channel the cycle engine steps (mx_chan) has
+     * it, with every transfer so far and the next load offered as the walk
+     * offered them.  The rules above (and chan_release) time a read stream
+     * at the channel's rate, a few cycles ahead of the ring-bound one; a
+     * store that then seems to fit the gap between two loads may miss it
+     * and wait ring periods behind the next load (32x32 os BF16 263x80x752:
+     * -10.7% with the rules; DECISIONS, issue 13, stop 34). */
+    const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
+    const mx_probe_xfer f = xfer_of(x, &me);
+    mx_probe_xfer f2;
+    const int next = tl->double_buffer && w->end1 > offered && next_load_of(x, mi, ni, ki, &nx);
+    if (next) f2 = xfer_of(x, &nx);
+    const long long chan_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL, REPLAY_ALL_BURSTS, -1);
     w->dram_free = want + dram_cycles(c, la + lb, 0);
+    chain_add(x, offered, want, w->dram_free, &f);
+    if (chan_at > 0) return chan_at;
     return w->dram_free + dram_latency(c);
 }
 
@@ -3015,10 +3044,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (x->chain_on && store) {
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         const mx_probe_xfer f = xfer_of(x, &me);
-        if (pw) {
+        if (pw || (x->replay_all && !c->dram_model)) { /* a probe, or the channel's replay */
             chain_add(x, avail, avail, avail, &f);
             if (ek && x->replay_all) w->st_ci[w->oidx % 2] = x->chain_n;
-            x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
+            if (pw) x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
         } else {
             x->chain_n = -1;
         }
@@ -3277,7 +3306,10 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
         mx_probe_xfer fn, *fp = NULL;
         if (tl->double_buffer && next_load_of(x, mi, ni, ki, &nx)) { fn = xfer_of(x, &nx); fp = &fn; }
         const long long rel = replay_end(x, fp ? w->end1 : 0, fp, 1, 0, NULL, REPLAY_ALL_BURSTS, w->st_ci[half] - 1);
-        if (rel > 0) w->wq.out_free[half] = rel;
+        if (rel > 0) {
+            w->wq.out_free[half] = rel;
+            w->chan_cyc[half] = 0; /* the channel's replay, not chan_release */
+        }
         w->st_ci[half] = 0;
     }
     if (ki == 0 && w->chan_cyc[half] > 0) { /* the channel: when the store's last request went in */
@@ -3423,7 +3455,7 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
          * two stores write one channel, 156 against the walk's 146), with
          * the GEMM's REFs (LPDDR4 32x32 is MXSF 1338x32x16: the first REF
          * falls in the final drain, 4,485 against the walk's 4,033) */
-        if (chan_replay(c)) {
+        if (chan_replay(c) || x->replay_all) {
             /* held stores freed by the replay were offered on time too */
             const long long lim = x->replay_all ? REPLAY_ALL_BURSTS : w->held_store ? DRAIN_FLOOR_BURSTS : FINAL_DRAIN_BURSTS;
             const long long re = replay_end(x, 0, NULL, 1, 0, NULL, lim, -1);
@@ -3565,6 +3597,13 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         long long gb[3];
         x->replay_all = x->chain_on && x->use_probes && x->ntiles <= REPLAY_ALL_TILES && chan_replay(c) &&
                         gemm_bursts(x, gb) == 0 && gb[0] + gb[1] + gb[2] <= REPLAY_ALL_BURSTS;
+        /* the bandwidth channel: its replay steps mx_chan (mx_cycle_probe_timed) */
+        if (!c->dram_model && x->sram_walk && !x->chain_on && x->ntiles <= REPLAY_ALL_TILES &&
+            gemm_bursts(x, gb) == 0 && gb[0] + gb[1] + gb[2] <= CHAN_REPLAY_BURSTS) {
+            x->chain_max = (int)(2 * x->ntiles + 4);
+            x->chain = malloc((size_t)x->chain_max * sizeof *x->chain);
+            x->chain_on = x->replay_all = x->chain != NULL;
+        }
     }
     const long long nouts = tl->m_tiles * tl->n_tiles, rqu_extra_elems = s->requant_elements;
     x->extra_per_out = nouts ? extra_bytes / nouts : 0;

@@ -1200,11 +1200,84 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
 /* The timed replay's feeder: the DRAM model and, per kind (0 loads, 1
  * stores), the transfer being offered and its stream position. */
 typedef struct {
-    mx_dram *d;
+    mx_dram *d;            /* NULL: the bandwidth channel below            */
+    mx_chan ch;            /* without d (accelerator clock = its clock)     */
+    long long now;         /* the channel's clock                          */
     mx_dma_stream st[2];
     int cur[2], have[2];
     uint64_t addr[2], issued, done;
 } timed_feed;
+
+static uint64_t feed_now(const timed_feed *s) { return s->d ? mx_dram_now(s->d) : (uint64_t)s->now; }
+
+/* timed_run on the bandwidth channel: the cycle engine's event loop
+ * (cycle_gemm) at its memory's events, offers and completions: loads, then
+ * stores, then completions, again while any moved (a read the ring refused
+ * enters after the completions that free it, behind the stores taken
+ * before them). */
+static int timed_run_chan(const mx_probe_replay_in *in, timed_feed *s, const mx_probe_xfer *x, const long long *at,
+                          int n, long long *end, long long *accept, long long *left, uint64_t until, int want,
+                          int want_acc)
+{
+    const mx_arch_config *c = in->c;
+    int nj[2] = {-1, -1}; /* the next transfer of each kind after cur[] (-1: not looked up): one scan per transfer, not per event */
+    for (;;) {
+        if ((uint64_t)s->now >= until) return 0;
+        long long next_at = LLONG_MAX;
+        for (int progress = 1; progress;) {
+            progress = 0;
+            for (int w = 0; w < 2; w++) {
+                for (;;) {
+                    if (!s->have[w]) {
+                        int j = nj[w];
+                        if (j < 0) {
+                            j = s->cur[w] + 1;
+                            while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+                            nj[w] = j;
+                        }
+                        if (j >= n) break;
+                        if (mx_llmax(0, at[j]) > s->now) {
+                            next_at = mx_llmin(next_at, at[j]);
+                            break;
+                        }
+                        s->cur[w] = j;
+                        nj[w] = -1;
+                        transfer_stream(c, in->fa, in->fb, in->fo, in->M, in->N, in->K, x[j].r0, x[j].m, x[j].n0,
+                                        x[j].n, x[j].k0, x[j].k, x[j].what, &s->st[w]);
+                        s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                        if (!s->have[w]) continue;
+                    }
+                    if (mx_chan_add(&s->ch, s->now, w, (uint64_t)s->cur[w]) != 0) break;
+                    s->issued++;
+                    left[s->cur[w]]++;
+                    progress = 1;
+                    s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                    if (!s->have[w]) accept[s->cur[w]] = s->now;
+                }
+            }
+            uint64_t id;
+            int wr;
+            long long done;
+            while (mx_chan_pop(&s->ch, s->now, &id, &wr, &done)) {
+                s->done++;
+                left[id]--;
+                if (done > end[id]) end[id] = done;
+                progress = 1;
+            }
+        }
+        if (want >= 0) {
+            const int w = (x[want].what & MX_PROBE_STORE) != 0;
+            const int offered = s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
+            if (want_acc ? accept[want] >= 0 : offered && left[want] == 0) return 0;
+        }
+        if (!s->have[0] && !s->have[1] && next_at == LLONG_MAX && s->done == s->issued && until == UINT64_MAX) break;
+        long long t = mx_llmin(mx_chan_next_event(&s->ch, s->now), next_at);
+        if (until != UINT64_MAX && (long long)until < t) t = (long long)until;
+        if (t == LLONG_MAX) return -1; /* waiting with nothing to wait for */
+        s->now = t > s->now ? t : s->now + 1;
+    }
+    return 0;
+}
 
 /* Runs the feed loop of transfers x[0..n) (offered from DRAM clock at[i])
  * on s: end[i], accept[i] and left[i] (bursts in flight) kept per transfer.
@@ -1216,6 +1289,7 @@ typedef struct {
 static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe_xfer *x, const long long *at, int n,
                      long long *end, long long *accept, long long *left, uint64_t until, int want, int want_acc)
 {
+    if (!s->d) return timed_run_chan(in, s, x, at, n, end, accept, left, until, want, want_acc);
     const mx_arch_config *c = in->c;
     mx_dram *d = s->d;
     for (;;) {
@@ -1273,15 +1347,16 @@ int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, cons
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                          const long long *at, int n, long long *end, long long *accept)
 {
-    if (!c->dram_model || n < 1) return -1;
+    if (n < 1) return -1;
     char err[200];
     timed_feed s;
     memset(&s, 0, sizeof s);
     s.cur[0] = s.cur[1] = -1;
-    s.d = mx_dram_new(&c->dram, err, sizeof err);
+    if (c->dram_model) s.d = mx_dram_new(&c->dram, err, sizeof err);
+    else mx_chan_init(&s.ch, c->dram_bytes_per_cycle, c->dram_latency);
     long long *left = calloc((size_t)n, sizeof *left), *acc = accept ? accept : malloc((size_t)n * sizeof *acc);
     int rc = -1;
-    if (s.d && left && acc) {
+    if ((s.d || !c->dram_model) && left && acc) {
         for (int i = 0; i < n; i++) end[i] = acc[i] = -1;
         const mx_probe_replay_in in = {c, fa, fb, fo, M, N, K};
         rc = timed_run(&in, &s, x, at, n, end, acc, left, UINT64_MAX, -1, 0);
@@ -1303,12 +1378,15 @@ struct mx_probe_replay {
 
 mx_probe_replay *mx_probe_replay_new(const mx_probe_replay_in *in)
 {
-    if (!in->c->dram_model) return NULL;
     mx_probe_replay *r = calloc(1, sizeof *r);
     if (!r) return NULL;
     char err[200];
     r->in = *in;
     r->s.cur[0] = r->s.cur[1] = -1;
+    if (!in->c->dram_model) { /* the bandwidth channel */
+        mx_chan_init(&r->s.ch, in->c->dram_bytes_per_cycle, in->c->dram_latency);
+        return r;
+    }
     r->s.d = mx_dram_new(&in->c->dram, err, sizeof err);
     if (!r->s.d) { free(r); return NULL; }
     return r;
@@ -1325,7 +1403,7 @@ void mx_probe_replay_free(mx_probe_replay *r)
 }
 
 int mx_probe_replay_known(const mx_probe_replay *r) { return r->known; }
-uint64_t mx_probe_replay_now(const mx_probe_replay *r) { return mx_dram_now(r->s.d); }
+uint64_t mx_probe_replay_now(const mx_probe_replay *r) { return feed_now(&r->s); }
 
 /* Room for n transfers' records, the new ones -1 (end, accept) and 0. */
 static int replay_room(long long **end, long long **accept, long long **left, int *cap, int had, int n)
@@ -1358,10 +1436,10 @@ int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, cons
 {
     if (n < r->known || n < 1) return -1;
     timed_feed s = r->s;
-    s.d = mx_dram_clone(r->s.d);
+    s.d = r->s.d ? mx_dram_clone(r->s.d) : NULL;
     long long *left = malloc((size_t)n * sizeof *left);
     int rc = -1;
-    if (s.d && left) {
+    if ((s.d || !r->s.d) && left) {
         for (int i = 0; i < n; i++) {
             end[i] = i < r->known ? r->end[i] : -1;
             accept[i] = i < r->known ? r->accept[i] : -1;

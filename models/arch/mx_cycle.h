@@ -171,8 +171,9 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
  * at[i] on as the cycle engine's DMA offers it (loads in index order, stores
  * likewise, the two side by side): end[i], the DRAM clock of its last
  * completion; accept[i] (unless NULL), the DRAM clock its last burst entered
- * the controller (a store's output half is free then).  0, or -1 without a
- * DRAM model or on a model error. */
+ * the controller (a store's output half is free then).  Without a DRAM model,
+ * on the bandwidth channel (mx_chan, its clock the accelerator's).  0, or -1
+ * on a model error. */
 /* the walk's bound on a replay outside replay_all (any n is taken) */
 #define MX_PROBE_TIMED_MAX 72
 int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
