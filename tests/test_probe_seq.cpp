@@ -579,6 +579,88 @@ TEST(ProbeReplay, IncrementalEqualsFromScratchAndTheHandFeed)
     }
 }
 
+// mx_probe_replay where its base ran past an offer it did not have: its
+// state there is not the from-scratch replay's (the transfer would start
+// late), so _query runs from nothing and _advance rebuilds the base
+// (mx_probe_replay_fits), and every answer stays the from-scratch
+// replay's.  The walk never gets there (replay_incr in mx_arch.c: the
+// offers it records only rise; no rebuild on seeds 13..45), so only this
+// test sees the guard.  At every third transfer i: the base takes x[0..i)
+// and runs 300 clocks past transfer i's offer; then transfer i's end with
+// the next one known, a store's accept, the final drain; then the base
+// takes x[0..i+2) (i, i+1 offered before its clock: rebuilt), the drain of
+// those from the base itself, and the final drain again.
+TEST(ProbeReplay, BasePastAnOfferGivesTheFromScratchReplay)
+{
+    struct Case {
+        const char *dram, *fmt;
+        long long M, N, K, mt, nt, kt, period;
+    } cases[] = {
+        {"ddr4_3200", "mxsf", 96, 160, 64, 32, 32, 32, 150},
+        {"lpddr4_2400", "bf16", 64, 96, 96, 32, 32, 32, 90},
+        {"hbm2", "mxsf", 160, 256, 32, 32, 32, 32, 40},
+    };
+    for (const Case &k : cases) {
+        ProbeGemm s(k.dram, k.fmt, k.M, k.N, k.K);
+        std::vector<mx_probe_xfer> x;
+        std::vector<long long> at;
+        tile_sequence(s, k.mt, k.nt, k.kt, k.period, x, at);
+        const int n = (int)x.size();
+        SCOPED_TRACE(std::string(k.dram) + " transfers " + std::to_string(n));
+        std::vector<long long> se(n), sa(n), qe(n), qa(n);
+        ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(), n,
+                                       se.data(), sa.data()),
+                  0);
+        std::vector<long long> lo(n + 1, LLONG_MAX);
+        for (int i = n - 1; i >= 0; i--) lo[i] = std::min(lo[i + 1], at[i]);
+        const mx_probe_replay_in in = {&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K};
+        int ends = 0, finals = 0; // how many answers differ, for one message per case
+        for (int i = 1; i + 2 < n; i += 3) {
+            mx_probe_replay *r = mx_probe_replay_new(&in);
+            ASSERT_NE(r, nullptr);
+            const uint64_t past = (uint64_t)at[i] + 300;
+            ASSERT_EQ(mx_probe_replay_advance(r, x.data(), at.data(), i, past), 0);
+            ASSERT_EQ(mx_probe_replay_now(r), past);
+            EXPECT_EQ(mx_probe_replay_fits(r, at.data(), i + 2), 0) << "transfer " << i;
+            std::vector<long long> pe(i + 2), pa(i + 2);
+            ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(), i + 2,
+                                           pe.data(), pa.data()),
+                      0);
+            ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), i + 2, qe.data(), qa.data(), i, 0), 0);
+            ends += qe[i] != pe[i];
+            EXPECT_EQ(qe[i], pe[i]) << "transfer " << i << " offered at " << at[i] << ", the base at " << past;
+            if (x[i].what & MX_PROBE_STORE) {
+                ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(),
+                                               i + 1, pe.data(), pa.data()),
+                          0);
+                ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), i + 1, qe.data(), qa.data(), i, 1), 0);
+                EXPECT_EQ(qa[i], pa[i]) << "store " << i;
+            }
+            ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), n, qe.data(), qa.data(), -1, 0), 0);
+            finals += qe != se || qa != sa;
+            EXPECT_TRUE(qe == se && qa == sa) << "the final drain, the base past transfer " << i << "'s offer";
+            // the base takes i, i+1 (offered before its clock): rebuilt
+            ASSERT_EQ(mx_probe_replay_advance(r, x.data(), at.data(), i + 2, (uint64_t)lo[i + 2]), 0);
+            EXPECT_EQ(mx_probe_replay_known(r), i + 2);
+            EXPECT_EQ(mx_probe_replay_now(r), (uint64_t)lo[i + 2]);
+            EXPECT_EQ(mx_probe_replay_fits(r, at.data(), n), 1);
+            // the drain of x[0..i+2), all the base's: from the base itself
+            ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, x.data(), at.data(), i + 2,
+                                           pe.data(), pa.data()),
+                      0);
+            ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), i + 2, qe.data(), qa.data(), -1, 0), 0);
+            const bool same = std::equal(pe.begin(), pe.end(), qe.begin()) && std::equal(pa.begin(), pa.end(), qa.begin());
+            finals += !same;
+            EXPECT_TRUE(same) << "the drain of transfers 0.." << i + 1 << ", the base rebuilt with " << i << ", " << i + 1;
+            ASSERT_EQ(mx_probe_replay_query(r, x.data(), at.data(), n, qe.data(), qa.data(), -1, 0), 0);
+            finals += qe != se || qa != sa;
+            EXPECT_TRUE(qe == se && qa == sa) << "the final drain, the base rebuilt with transfers " << i << ", " << i + 1;
+            mx_probe_replay_free(r);
+        }
+        EXPECT_EQ(ends + finals, 0) << ends << " ends and " << finals << " final drains differ";
+    }
+}
+
 // mx_dram_clone: a copy taken mid-run runs on exactly as the original
 // (same completions, same statistics), and running one leaves the other as
 // it was.

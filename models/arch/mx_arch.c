@@ -2023,17 +2023,18 @@ static void walk_replay_free(walk_ctx *x)
  * walk so far up to its clock; every transfer it has not (the chain's later
  * ones, f, f2) must be offered at or after that clock (then the base is
  * the from-scratch replay's state there), else the base is rebuilt from
- * nothing.  The base then runs up to the earliest offer of f, f2 (the walk
- * records later transfers at or after it: checked by the next query, never
- * violated on seeds 13..19), and the query runs from a copy of it.  0 or -1. */
+ * nothing (mx_probe_replay_fits; the replay's _advance and _query check it
+ * themselves too).  The base then runs up to the earliest offer of f, f2,
+ * and the query runs from a copy of it.  The walk never rebuilds: the
+ * offers it records only rise (a load's is the end of the tile two or one
+ * before, a store's at least its own tile's end, and every bound the base
+ * ran to is such a load's offer; no rebuild on seeds 13..45 in
+ * MX_REPLAY_CHECK's count).  0 or -1. */
 static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
 {
     const int nc = x->chain_n;
     if (x->rp) {
-        const int kb = mx_probe_replay_known(x->rp);
-        const uint64_t now = mx_probe_replay_now(x->rp);
-        int ok = kb <= nc;
-        for (int i = kb; ok && i < n; i++) ok = (uint64_t)mx_llmax(0, x->rp_t[i]) >= now;
+        const int ok = mx_probe_replay_known(x->rp) <= nc && mx_probe_replay_fits(x->rp, x->rp_t, n);
         if (!ok) {
             x->rp_rebuilds++;
             mx_probe_replay_free(x->rp);

@@ -1338,27 +1338,38 @@ static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe
     return 0;
 }
 
-/* Transfers x[0..n) on one fresh DRAM, each offered from DRAM clock at[i]
+/* A feeder on a fresh model (without a DRAM model, the bandwidth channel),
+ * before any transfer (as mx_cycle_probe_timed's). */
+static int timed_fresh(const mx_probe_replay_in *in, timed_feed *s)
+{
+    char err[200];
+    memset(s, 0, sizeof *s);
+    s->cur[0] = s->cur[1] = -1;
+    if (!in->c->dram_model) {
+        mx_chan_init(&s->ch, in->c->dram_bytes_per_cycle, in->c->dram_latency);
+        return 0;
+    }
+    s->d = mx_dram_new(&in->c->dram, err, sizeof err);
+    return s->d ? 0 : -1;
+}
+
+/* Transfers x[0..n) on one fresh DRAM (or bandwidth channel), each offered from DRAM clock at[i]
  * on as the cycle engine's DMA offers them: loads one after another in
  * index order, stores likewise (writes only below the drain watermark),
  * the two kinds side by side.  end[i]: the DRAM clock of transfer i's last
- * completion.  0, or -1 without a DRAM model or on a model error. */
+ * completion.  0, or -1 on a model error. */
 int mx_cycle_probe_timed(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,
                          const mx_operand_fmt *fo, long long M, long long N, long long K, const mx_probe_xfer *x,
                          const long long *at, int n, long long *end, long long *accept)
 {
     if (n < 1) return -1;
-    char err[200];
+    const mx_probe_replay_in in = {c, fa, fb, fo, M, N, K};
     timed_feed s;
-    memset(&s, 0, sizeof s);
-    s.cur[0] = s.cur[1] = -1;
-    if (c->dram_model) s.d = mx_dram_new(&c->dram, err, sizeof err);
-    else mx_chan_init(&s.ch, c->dram_bytes_per_cycle, c->dram_latency);
+    const int ok = timed_fresh(&in, &s) == 0;
     long long *left = calloc((size_t)n, sizeof *left), *acc = accept ? accept : malloc((size_t)n * sizeof *acc);
     int rc = -1;
-    if ((s.d || !c->dram_model) && left && acc) {
+    if (ok && left && acc) {
         for (int i = 0; i < n; i++) end[i] = acc[i] = -1;
-        const mx_probe_replay_in in = {c, fa, fb, fo, M, N, K};
         rc = timed_run(&in, &s, x, at, n, end, acc, left, UINT64_MAX, -1, 0);
     }
     mx_dram_free(s.d);
@@ -1380,15 +1391,8 @@ mx_probe_replay *mx_probe_replay_new(const mx_probe_replay_in *in)
 {
     mx_probe_replay *r = calloc(1, sizeof *r);
     if (!r) return NULL;
-    char err[200];
     r->in = *in;
-    r->s.cur[0] = r->s.cur[1] = -1;
-    if (!in->c->dram_model) { /* the bandwidth channel */
-        mx_chan_init(&r->s.ch, in->c->dram_bytes_per_cycle, in->c->dram_latency);
-        return r;
-    }
-    r->s.d = mx_dram_new(&in->c->dram, err, sizeof err);
-    if (!r->s.d) { free(r); return NULL; }
+    if (timed_fresh(in, &r->s) != 0) { free(r); return NULL; }
     return r;
 }
 
@@ -1423,9 +1427,24 @@ static int replay_room(long long **end, long long **accept, long long **left, in
     return 0;
 }
 
+int mx_probe_replay_fits(const mx_probe_replay *r, const long long *at, int n)
+{
+    if (n < r->known) return 0;
+    const uint64_t now = feed_now(&r->s);
+    for (int i = r->known; i < n; i++)
+        if ((uint64_t)mx_llmax(0, at[i]) < now) return 0;
+    return 1;
+}
+
 int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until)
 {
-    if (n < r->known) return -1;
+    if (!mx_probe_replay_fits(r, at, n)) { /* the base ran past an offer it did not have: from nothing */
+        timed_feed s;
+        if (timed_fresh(&r->in, &s) != 0) return -1;
+        mx_dram_free(r->s.d);
+        r->s = s;
+        r->known = 0;
+    }
     if (replay_room(&r->end, &r->accept, &r->left, &r->cap, r->known, n) != 0) return -1;
     r->known = n;
     return timed_run(&r->in, &r->s, x, at, n, r->end, r->accept, r->left, until, -1, 0);
@@ -1434,16 +1453,21 @@ int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const lo
 int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
                           long long *accept, int want, int want_acc)
 {
-    if (n < r->known || n < 1) return -1;
+    if (n < 1) return -1;
+    /* from the base where it fits x, else from nothing (its state is not
+     * the from-scratch replay's: a transfer it has not is offered earlier) */
+    const int fits = mx_probe_replay_fits(r, at, n), known = fits ? r->known : 0;
     timed_feed s = r->s;
-    s.d = r->s.d ? mx_dram_clone(r->s.d) : NULL;
+    int ok = 1;
+    if (!fits) ok = timed_fresh(&r->in, &s) == 0;
+    else if (r->s.d) ok = (s.d = mx_dram_clone(r->s.d)) != NULL;
     long long *left = malloc((size_t)n * sizeof *left);
     int rc = -1;
-    if ((s.d || !r->s.d) && left) {
+    if (ok && left) {
         for (int i = 0; i < n; i++) {
-            end[i] = i < r->known ? r->end[i] : -1;
-            accept[i] = i < r->known ? r->accept[i] : -1;
-            left[i] = i < r->known ? r->left[i] : 0;
+            end[i] = i < known ? r->end[i] : -1;
+            accept[i] = i < known ? r->accept[i] : -1;
+            left[i] = i < known ? r->left[i] : 0;
         }
         rc = timed_run(&r->in, &s, x, at, n, end, accept, left, UINT64_MAX, want, want_acc);
     }

@@ -195,13 +195,20 @@ void mx_probe_replay_free(mx_probe_replay *r);
 /* Transfers the base has (a prefix of every later call's x) and its clock. */
 int mx_probe_replay_known(const mx_probe_replay *r);
 uint64_t mx_probe_replay_now(const mx_probe_replay *r);
+/* 1 if the base is the from-scratch replay's state for x[0..n) offered at
+ * at[]: n >= known and each of x[known..n) offered at or after its clock.
+ * Else _advance rebuilds it from nothing and _query runs from nothing (the
+ * walk's replays never do: replay_incr in mx_arch.c). */
+int mx_probe_replay_fits(const mx_probe_replay *r, const long long *at, int n);
 /* The base takes x[0..n) (x[0..known) as given before) and runs until DRAM
  * clock `until`: the caller's bound, every transfer after x[n-1] offered at
- * or after it (else the base is not the from-scratch replay's).  0 or -1. */
+ * or after it (else the base is not the from-scratch replay's, and a later
+ * call rebuilds it).  0 or -1. */
 int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until);
 /* As mx_cycle_probe_timed on x[0..n) (x[0..known) the base's), from a copy of
- * the base: end[] and accept[] as there, final for transfer `want` (its
- * accept with want_acc; want -1: for all, run to the end).  0 or -1. */
+ * the base (from nothing where it does not fit x): end[] and accept[] as
+ * there, final for transfer `want` (its accept with want_acc; want -1: for
+ * all, run to the end).  0 or -1. */
 int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
                           long long *accept, int want, int want_acc);
 
