@@ -1674,3 +1674,39 @@ TEST(DramLoad, BehindAStoreTheClassMeanNotItsFirstPair)
     pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 263, 224, 3, 8522, 0.02);
     pinned_within("lpddr4_2400", 8, MX_DATAFLOW_OS, "bf16", 1968, 32, 16, 11811, 0.08);
 }
+
+// Where the whole GEMM is replayed (replay_all, with a DRAM model), the
+// replay times every load (the first two too, without the pair probe), every
+// output half and the final drain, so the walk skips the probes only its own
+// channel time would use (walk_ctx.lite), and the final drain's replay, run
+// on to the GEMM's end, gives the DRAM commands, REFs and energy in place of
+// the command chain and the background estimate (issue 13, stop 34).  The
+// cycle engine's figures: one tile (its only load timed by the replay alone,
+// with no transfer before it), the first pair with the third load, held
+// stores, and a GEMM whose chain energy was 2.2% high (ACTs of rows the
+// cycle engine finds open).
+TEST(DramReplay, WholeGemmReplayGivesCyclesAndEnergy)
+{
+    struct {
+        const char *dram;
+        int array;
+        mx_dataflow df;
+        long long M, N, K, cycles;
+    } rows[] = {
+        {"ddr4_3200", 32, MX_DATAFLOW_IS, 16, 16, 7, 323},
+        {"lpddr4_2400", 8, MX_DATAFLOW_WS, 16, 337, 265, 8075},
+        {"ddr4_3200", 32, MX_DATAFLOW_OS, 544, 108, 32, 6512},
+        {"ddr4_3200", 8, MX_DATAFLOW_WS, 1184, 752, 112, 232436},
+    };
+    for (const auto &r : rows) {
+        mx_stats an, cy;
+        both_engines(r.dram, r.array, r.df, "mxsf", r.M, r.N, r.K, an, cy);
+        if (HasFatalFailure()) return;
+        SCOPED_TRACE(::testing::Message() << r.dram << " " << r.array << " " << r.M << "x" << r.N << "x" << r.K);
+        EXPECT_EQ(cy.cycles, r.cycles); /* pinned: the cycle engine's */
+        EXPECT_EQ(an.cycles, cy.cycles);
+        EXPECT_NEAR(an.dram_energy_pj, cy.dram_energy_pj, 1e-9 * cy.dram_energy_pj);
+        EXPECT_EQ(an.dram_act, cy.dram_act);
+        EXPECT_EQ(an.dram_ref, cy.dram_ref);
+    }
+}

@@ -511,6 +511,18 @@ void tile_sequence(const ProbeGemm &s, long long mt, long long nt, long long kt,
 }
 } // namespace
 
+// The replay tests' sequences: 40 to 100 transfers, loads and stores
+// overlapping (short periods keep the queues full).
+struct ReplayCase {
+    const char *dram, *fmt;
+    long long M, N, K, mt, nt, kt, period;
+};
+static const ReplayCase kReplayCases[] = {
+    {"ddr4_3200", "mxsf", 96, 160, 64, 32, 32, 32, 150},
+    {"lpddr4_2400", "bf16", 64, 96, 96, 32, 32, 32, 90},
+    {"hbm2", "mxsf", 160, 256, 32, 32, 32, 32, 40},
+};
+
 // The incremental replay (mx_probe_replay, the analytic walk's replay_all):
 // a base carried along the transfers, each query run from a copy of it
 // (mx_dram_clone), must give what the replay from scratch gives, and both
@@ -522,15 +534,7 @@ void tile_sequence(const ProbeGemm &s, long long mt, long long nt, long long kt,
 // loads and stores overlapping (short periods: the queues stay full).
 TEST(ProbeReplay, IncrementalEqualsFromScratchAndTheHandFeed)
 {
-    struct Case {
-        const char *dram, *fmt;
-        long long M, N, K, mt, nt, kt, period;
-    } cases[] = {
-        {"ddr4_3200", "mxsf", 96, 160, 64, 32, 32, 32, 150},
-        {"lpddr4_2400", "bf16", 64, 96, 96, 32, 32, 32, 90},
-        {"hbm2", "mxsf", 160, 256, 32, 32, 32, 32, 40},
-    };
-    for (const Case &k : cases) {
+    for (const ReplayCase &k : kReplayCases) {
         ProbeGemm s(k.dram, k.fmt, k.M, k.N, k.K);
         std::vector<mx_probe_xfer> x;
         std::vector<long long> at;
@@ -592,15 +596,7 @@ TEST(ProbeReplay, IncrementalEqualsFromScratchAndTheHandFeed)
 // those from the base itself, and the final drain again.
 TEST(ProbeReplay, BasePastAnOfferGivesTheFromScratchReplay)
 {
-    struct Case {
-        const char *dram, *fmt;
-        long long M, N, K, mt, nt, kt, period;
-    } cases[] = {
-        {"ddr4_3200", "mxsf", 96, 160, 64, 32, 32, 32, 150},
-        {"lpddr4_2400", "bf16", 64, 96, 96, 32, 32, 32, 90},
-        {"hbm2", "mxsf", 160, 256, 32, 32, 32, 32, 40},
-    };
-    for (const Case &k : cases) {
+    for (const ReplayCase &k : kReplayCases) {
         ProbeGemm s(k.dram, k.fmt, k.M, k.N, k.K);
         std::vector<mx_probe_xfer> x;
         std::vector<long long> at;

@@ -1344,6 +1344,7 @@ typedef struct {
     struct { uint64_t sig; int cls; mx_tile_probe p; } sp[PROBE_SIG_MAX];
     int nsp;
     int by_sig; /* set for GEMMs of at most PROBE_SIG_TILES tiles (walked without jumps) */
+    int class_only; /* but not where the replay times every load (walk_ctx.lite) */
     int failed; /* a probe returned an error (a DRAM model bug): the walk fails */
 } probe_memo;
 /* Tile phases matter where few tiles leave no room for them to average
@@ -1379,12 +1380,17 @@ typedef struct {
  * that far anyway), with the loads of GEMMs over PROBE_SIG_TILES replayed
  * too (walk_load): held-out 46..51 0.168% / 15.42% / 4 over 10% -> 0.090%
  * / 14.39% / 1; raised to 64 or 256 without the loads the held-out max
- * rose to 18.33% (DECISIONS, issue 13, stop 33).  -D for experiments. */
+ * rose to 18.33% (DECISIONS, issue 13, stop 33).  2^18 bursts (stop 34):
+ * with the probes skipped there (walk_ctx.lite) and the energy from the
+ * replay, the replay is the cheaper way to time a GEMM of up to 256 tiles:
+ * ResNet-50's analytic step 0.59 -> 0.45 s on HBM2, 50 studied rows better,
+ * none worse; 2^20 took 2048x576x4096 on DDR4 (256 tiles) from 21 to
+ * 70 ms (the cycle engine: 34 ms).  -D for experiments. */
 #ifndef REPLAY_ALL_TILES
 #define REPLAY_ALL_TILES 256
 #endif
 #ifndef REPLAY_ALL_BURSTS
-#define REPLAY_ALL_BURSTS 65536
+#define REPLAY_ALL_BURSTS (1LL << 18)
 #endif
 /* ... and on the bandwidth channel, whose replay steps mx_chan (far cheaper
  * a request than the DRAM model): 2^18 requests.  2^20 timed every channel
@@ -1401,6 +1407,15 @@ typedef struct {
  * of the whole GEMM (BERT-base's analytic step 0.47 s -> 0.95 s without this
  * bound, 0.63 s with it; the validation sets' aggregates unchanged) */
 #define CHAIN_BURSTS_MAX (1LL << 18)
+/* replay_all with a DRAM model: the DRAM commands, REFs and energy from the
+ * final drain's replay (walk_finish), and the walk without the probes the
+ * replay overrides (walk_ctx.lite).  -D...=0 for experiments. */
+#ifndef CMDS_FROM_REPLAY
+#define CMDS_FROM_REPLAY 1
+#endif
+#ifndef REPLAY_LITE
+#define REPLAY_LITE 1
+#endif
 
 static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, const mx_operand_fmt *fa,
                                       const mx_operand_fmt *fb, const mx_operand_fmt *fo, const mx_gemm *g,
@@ -1411,7 +1426,7 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
     if (what == MX_PROBE_STORE) ek = 0;
     const mx_probe_xfer f = {mi * tl->mt, m, ni * tl->nt, n, what == MX_PROBE_STORE ? 0 : ki * tl->kt,
                              what == MX_PROBE_STORE ? 0 : k, what, 0, 0};
-    if (pm->by_sig && pm->have[em][en][ek][what]) {
+    if (pm->by_sig && !pm->class_only && pm->have[em][en][ek][what]) {
         /* the class's probe, or this tile's own when its bursts fall on
          * other banks or rows (its address phase) */
         const uint64_t sig = mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f);
@@ -1437,7 +1452,7 @@ static const mx_tile_probe *probe_get(probe_memo *pm, const mx_arch_config *c, c
             pm->failed = 1;
             return NULL;
         }
-        p->sig = pm->by_sig ? mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f) : 0;
+        p->sig = pm->by_sig && !pm->class_only ? mx_cycle_xfer_sig(c, fa, fb, fo, g->M, g->N, g->K, &f) : 0;
         pm->have[em][en][ek][what] = 1;
     }
     return &pm->p[em][en][ek][what];
@@ -1915,6 +1930,13 @@ typedef struct {
      * REPLAY_ALL_BURSTS bursts in all): its stores' halves are freed, every load timed
      * and the final drain ended by the replay (walk_tile) */
     int replay_all;
+    /* replay_all with a DRAM model: the replay times every load, output
+     * half and the final drain, and its model gives the energy, so the walk
+     * skips the probes whose answers only its own channel time would use
+     * (tile, pair, after_of, load_after_store, load_overtaken probes: the
+     * replay's inputs are the compute ends, which the replay's own answers
+     * set; docs/DECISIONS.md, issue 13, stop 34) */
+    int lite;
     /* replay_end's replays with the GEMM's REFs, carried along the walk
      * (mx_probe_replay): rp_xf, rp_t (DRAM clocks), rp_b (bursts so far)
      * for the chain's first rp_n transfers and the query's f, f2 */
@@ -1923,6 +1945,10 @@ typedef struct {
     long long *rp_t, *rp_b, *rp_end, *rp_acc;
     int rp_n, rp_cap;
     long long rp_queries, rp_rebuilds; /* MX_REPLAY_CHECK's report */
+    /* replay_all: the final drain's replay keeps its DRAM model (rp_fin),
+     * whose commands and energy are the GEMM's (walk_finish) */
+    mx_dram *rp_fin;
+    int rp_want_fin;
     double chain_extra_pj; /* second copies, per byte (not in the sequence) */
     /* second copies: bytes stored and elements re-quantized with each output
      * tile, the remainder with the last (as the cycle engine) */
@@ -2008,6 +2034,8 @@ static void walk_replay_free(walk_ctx *x)
     x->rp_queries = x->rp_rebuilds = 0;
 #endif
     mx_probe_replay_free(x->rp);
+    mx_dram_free(x->rp_fin);
+    x->rp_fin = NULL;
     free(x->rp_xf);
     free(x->rp_t);
     free(x->rp_b);
@@ -2047,6 +2075,30 @@ static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
         if (!x->rp) return -1;
     }
     uint64_t until = mx_probe_replay_now(x->rp);
+    if (want == nc && !want_acc && x->replay_all && n == nc + 2 && x->rp_t[nc] <= x->rp_t[nc + 1]) {
+        /* a load's query (replay_all: the walk records it next, at this
+         * offer, and nothing after it offered before its data is in: the
+         * stores that follow wait for it): the base takes it and runs until
+         * its data is in or the next load is offered.  Done first, its end
+         * is the base's, with no copy; else the copy runs only from the next
+         * load's offer (the queries' copies re-ran each load, a fifth of
+         * the analytic step on mid-size GEMMs; docs/DECISIONS.md, issue 13,
+         * stop 34).  Only with a next load: without one the run waits for
+         * every request in flight (stores too), past later stores' offers */
+        const uint64_t u2 = (uint64_t)mx_llmax(0, x->rp_t[nc + 1]);
+        long long e;
+        const int rc = mx_probe_replay_advance_want(x->rp, x->rp_xf, x->rp_t, nc + 1, u2, nc, &e);
+        if (rc < 0) {
+            mx_probe_replay_free(x->rp);
+            x->rp = NULL;
+            return -1;
+        }
+        if (rc == 1) {
+            x->rp_end[nc] = e;
+            return 0;
+        }
+        return mx_probe_replay_query(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc);
+    }
     if (n > nc) {
         long long lo = LLONG_MAX;
         for (int i = nc; i < n; i++) lo = mx_llmin(lo, mx_llmax(0, x->rp_t[i]));
@@ -2056,6 +2108,10 @@ static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
         mx_probe_replay_free(x->rp);
         x->rp = NULL;
         return -1;
+    }
+    if (x->rp_want_fin && want < 0 && x->c->dram_model) {
+        mx_dram_free(x->rp_fin);
+        return mx_probe_replay_query_model(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, &x->rp_fin);
     }
     return mx_probe_replay_query(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc);
 }
@@ -2067,7 +2123,9 @@ static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, i
     /* replay_all's queries (ref): any length (the replay is incremental);
      * the others as before */
     const int all = ref && x->replay_all;
-    if ((!x->pm.by_sig && !all) || !x->chain_on || x->chain_n <= 0 || (!all && n > MX_PROBE_TIMED_MAX)) return 0;
+    /* lite: also the first load (no probe times it) */
+    const int first = x->lite && all && f && x->chain_n == 0;
+    if ((!x->pm.by_sig && !all) || !x->chain_on || (x->chain_n <= 0 && !first) || (!all && n > MX_PROBE_TIMED_MAX)) return 0;
     const mx_arch_config *c = ref ? x->c : &x->c_noref;
     const double ratio = c->dram_model ? c->dram.tCK_ns * c->clock_ghz : 1.0; /* the channel runs on the accelerator clock */
     if (n > x->rp_cap) { /* the chain's length and two */
@@ -2554,7 +2612,7 @@ static long long load_after_store(walk_ctx *x, const walk_state *w, long long mi
 static void store_after_load(walk_ctx *x, walk_state *w, int j)
 {
     wr_queue *q = &w->wq;
-    if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started) return;
+    if (q->b[j].rest < 0 || w->ld_cls < 0 || q->b[j].started || x->lite) return;
     const xfer_ref me = {q->b[j].mi, q->b[j].ni, 0, MX_PROBE_STORE};
     const after_probe *ap = after_of(x, &w->ld, &me, 1);
     q->b[j].ald = ap->cyc_idle > 0 ? ap : NULL;
@@ -2783,7 +2841,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
             w->wq.rd_at = -1;
         }
     }
-    const mx_tile_probe *pr = x->use_probes ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
+    const mx_tile_probe *pr = x->use_probes && !x->lite ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, tl, mi, ni, ki, m, n, k,
                                                         (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)) : NULL;
     /* The GEMM's last load has its data in no earlier than the transfers so
      * far, replayed as offered, allow (drain_floor).  Only the last: the
@@ -2819,7 +2877,6 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         if (last || rep) {
             const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
             const mx_probe_xfer f = xfer_of(x, &me);
-            if (last) floor_at = drain_floor(x, offered, &f);
             /* with the next load, offered when the tile before this one
              * ends (end1), if that is after this load's offer */
             if (rep) {
@@ -2828,6 +2885,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
                 if (next) f2 = xfer_of(x, &nx);
                 replay_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL, x->replay_all ? REPLAY_ALL_BURSTS : REPLAY_LOAD_BURSTS, -1);
             }
+            /* the floor only where the replay's time does not replace it */
+            if (last && replay_at <= 0) floor_at = drain_floor(x, offered, &f);
         }
     }
     if (pr && w->res_len > 0) { /* issued before a held store drained: in its reserved slot */
@@ -2860,7 +2919,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         const int behind = w->wq.last_cls >= 0 && w->wq.drain_start < wanted &&
                            (gap == 0 || (gap > 0 && w->wq.last_end > w->wq.ld_end));
         if (behind) {
-            long long f = load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0), 1);
+            long long f = x->lite ? 0 : load_after_store(x, w, mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0), 1);
             /* f counts from an idle store's last write; a drain that began
              * behind a load's row in its bank (last_blk_row) wrote its
              * last one last_lat after its channel time, `block` later */
@@ -2873,7 +2932,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         /* caught up with the last load and served with it (no write went
          * between them): its data comes when their pair probe's does */
         if (ovt >= 0 && want == w->dram_free && !behind) occ = mx_llmax(1, ovt - dram_latency(c) - want);
-        if (want > w->dram_free && w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end) {
+        if (!x->lite && want > w->dram_free && w->ld_cls >= 0 && w->wq.ld_end >= w->wq.last_end) {
             /* on an idle DRAM whose rows the last load left open (stores
              * since then: none) */
             const after_probe *ap = after_of(x, &w->ld, &me, 1);
@@ -2910,7 +2969,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
          * streaming, this one's reads follow the last one's last CAS by a
          * burst */
         long long over = 0, next = -1;
-        if (tl->double_buffer && w->end1 < w->dram_free) {
+        if (!x->lite && tl->double_buffer && w->end1 < w->dram_free) {
             const long long burst = (long long)ceil(c->dram.BL / 2 * c->dram.tCK_ns * c->clock_ghz);
             over = load_overtaken(x, &me, pr, stream ? w->end1 - prev_issue - burst : w->end1 - want, stream, &next);
         }
@@ -2925,7 +2984,7 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
          * the drain: both are one stream of row hits (DDR4 8x8 ws MXSF
          * 128x48x1: tile 4's data 5 cycles after tile 3's), probed as
          * issued together */
-        if (behind && tl->double_buffer && w->end1 <= w->dram_free - mx_llmax(1, pr->cycles - dram_latency(c))) {
+        if (!x->lite && behind && tl->double_buffer && w->end1 <= w->dram_free - mx_llmax(1, pr->cycles - dram_latency(c))) {
             long long nx2 = -1;
             (void)load_overtaken(x, &me, pr, 0, 0, &nx2);
             if (nx2 >= 0) w->ovt_next = w->dram_free + dram_latency(c) + nx2;
@@ -2938,7 +2997,8 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
         w->dram_free = want + dram_cycles(c, la + lb, 0);
         return w->dram_free + dram_latency(c);
     }
-    /* The bandwidth channel, the whole GEMM replayed (replay_all): the
+    /* The bandwidth channel, or a DRAM model without probes (lite), the
+     * whole GEMM replayed (replay_all): the
      * load's data when the channel the cycle engine steps (mx_chan) has
      * it, with every transfer so far and the next load offered as the walk
      * offered them.  The rules above (and chan_release) time a read stream
@@ -2949,12 +3009,18 @@ static long long walk_load(walk_ctx *x, walk_state *w, long long mi, long long n
     const xfer_ref me = {mi, ni, ki, (la ? MX_PROBE_A : 0) | (lb ? MX_PROBE_B : 0)};
     const mx_probe_xfer f = xfer_of(x, &me);
     mx_probe_xfer f2;
-    const int next = tl->double_buffer && w->end1 > offered && next_load_of(x, mi, ni, ki, &nx);
+    /* lite: tile 0's load with tile 1's, which the DMA issues right behind
+     * it at the start (the pair probe's pair) */
+    const int next = tl->double_buffer && (w->end1 > offered || (x->lite && w->t == 0)) && next_load_of(x, mi, ni, ki, &nx);
     if (next) f2 = xfer_of(x, &nx);
     const long long chan_at = replay_end(x, offered, &f, 1, w->end1, next ? &f2 : NULL, REPLAY_ALL_BURSTS, -1);
     w->dram_free = want + dram_cycles(c, la + lb, 0);
+    w->res_len = 0; /* lite: a slot reserved by the closed-form occupancy, taken */
     chain_add(x, offered, want, w->dram_free, &f);
     if (chan_at > 0) return chan_at;
+    /* lite: no probe timed it, and the replay always runs there: a model
+     * error, not a fallback estimate */
+    if (x->lite) x->pm.failed = 1;
     return w->dram_free + dram_latency(c);
 }
 
@@ -2992,7 +3058,7 @@ static long long next_load_ref(walk_ctx *x, long long mi, long long ni, long lon
     if (nx) *nx = r;
     const long long m = x->dims_m[r.mi == tl->m_tiles - 1], n = x->dims_n[r.ni == tl->n_tiles - 1],
                     k = x->dims_k[r.ki == tl->k_tiles - 1];
-    if (!x->c->dram_model) { /* the bandwidth channel: its bytes at the channel's rate, as walk_load */
+    if (!x->c->dram_model || x->lite) { /* the bandwidth channel, or lite: its bytes at the channel's rate, as walk_load */
         const long long la = r.what & MX_PROBE_A ? load_dram_bytes(x, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_A) : 0;
         const long long lb = r.what & MX_PROBE_B ? load_dram_bytes(x, r.mi, r.ni, r.ki, m, n, k, MX_PROBE_B) : 0;
         return dram_cycles(x->c, la + lb, 0);
@@ -3023,7 +3089,7 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     long long extra = ek ? x->extra_per_out + (last_out ? x->extra_rem : 0) : 0;
     if (c->ideal_memory || store + extra == 0) return;
     long long wcyc = dram_cycles(c, store + extra, 1);
-    const mx_tile_probe *pw = x->use_probes && store
+    const mx_tile_probe *pw = x->use_probes && !x->lite && store
                                   ? probe_get(&x->pm, c, x->fa, x->fb, x->fo, x->g, x->tl, mi, ni, 0, m, n, k, MX_PROBE_STORE)
                                   : NULL;
     if (pw) { /* channel time: the probe's, less the latency of its last write */
@@ -3045,10 +3111,10 @@ static void walk_store(walk_ctx *x, walk_state *w, long long mi, long long ni, l
     if (x->chain_on && store) {
         const xfer_ref me = {mi, ni, 0, MX_PROBE_STORE};
         const mx_probe_xfer f = xfer_of(x, &me);
-        if (pw || (x->replay_all && !c->dram_model)) { /* a probe, or the channel's replay */
+        if (pw || (x->replay_all && (!c->dram_model || x->lite))) { /* a probe, or the replay */
             chain_add(x, avail, avail, avail, &f);
             if (ek && x->replay_all) w->st_ci[w->oidx % 2] = x->chain_n;
-            if (pw) x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
+            if (pw || x->lite) x->chain_extra_pj += (double)extra * c->dram_cal.wr_pj_per_byte;
         } else {
             x->chain_n = -1;
         }
@@ -3270,7 +3336,7 @@ static void walk_tile(walk_ctx *x, walk_state *w, long long mi, long long ni, lo
             /* behind the store's first part, the write-to-read turnaround
              * and the store's rows hold it (as a load behind a drain in
              * walk_load); the store's rest and its release move on with it */
-            const long long f = load_after_store(x, w, nx.mi, nx.ni, nx.ki, nx.what, 0);
+            const long long f = x->lite ? 0 : load_after_store(x, w, nx.mi, nx.ni, nx.ki, nx.what, 0);
             const long long d =
                 f > 0 ? mx_llmax(0, x->c->dram_cal.write_latency + f - dram_latency(x->c) - w->wq.cut_occ) : 0;
             w->res_at = w->wq.cut_res;
@@ -3446,8 +3512,10 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
     if (x->burst_exact && exact_traffic(x, w, s, &rd_bursts, &wr_bursts) != 0) return -1;
     long long total = w->end1, last_wr = -1;
     uint64_t last_wr_ranks = 0;
-    if (!c->ideal_memory && w->wq.n > 0) {
-        last_wr_ranks = w->wq.b[(w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX].ranks;
+    /* lite: the walk's own queue is not the GEMM's (its probes were
+     * skipped); the replay ends the GEMM's stores wherever they are */
+    if (!c->ideal_memory && (w->wq.n > 0 || x->lite)) {
+        if (w->wq.n > 0) last_wr_ranks = w->wq.b[(w->wq.head + w->wq.n - 1) % WR_QUEUE_MAX].ranks;
         long long wr_end = mx_llmax(w->last_avail, wr_queue_serve(&w->wq, w->dram_free, -1) +
                                                        (x->use_probes ? w->wq.last_lat : 0));
         /* the final drain, per channel: where the loads came from the
@@ -3459,7 +3527,13 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
         if (chan_replay(c) || x->replay_all) {
             /* held stores freed by the replay were offered on time too */
             const long long lim = x->replay_all ? REPLAY_ALL_BURSTS : w->held_store ? DRAIN_FLOOR_BURSTS : FINAL_DRAIN_BURSTS;
+            x->rp_want_fin = x->replay_all && c->dram_model && CMDS_FROM_REPLAY;
             const long long re = replay_end(x, 0, NULL, 1, 0, NULL, lim, -1);
+            x->rp_want_fin = 0;
+            if (re <= 0) { /* not the replay's end: nor its energy */
+                mx_dram_free(x->rp_fin);
+                x->rp_fin = NULL;
+            }
             if (re > 0) wr_end = mx_llmax(w->last_avail, re);
         }
         last_wr = wr_end;
@@ -3490,6 +3564,34 @@ static int walk_finish(walk_ctx *x, walk_state *w, mx_stats *s)
         for (int i = 0; i < MX_NOPS; i++) { rd += (double)s->dram_read[i]; wr += (double)s->dram_write[i]; }
         s->dram_model = 1;
         if (x->use_probes) {
+            if (x->rp_fin) {
+                /* replay_all: the final drain's replay ran every transfer
+                 * of the GEMM on the DRAM model with its REFs, offered as
+                 * the walk offered them, as the cycle engine's DMA does.
+                 * Run on to the GEMM's end (background energy), it holds
+                 * the GEMM's commands, REFs and energy, as the cycle
+                 * engine's model does: no command chain (walk_chain_pj,
+                 * which simulated the same bursts again back to back) and
+                 * no background estimate. */
+                const double ratio = c->dram.tCK_ns * c->clock_ghz;
+                const long long end = (long long)ceil((double)s->cycles / ratio - 1e-9);
+                if (end > (long long)mx_dram_now(x->rp_fin)) mx_dram_run_until(x->rp_fin, (uint64_t)end);
+                mx_dram_stats ds;
+                mx_dram_get_stats(x->rp_fin, &ds);
+                mx_dram_free(x->rp_fin);
+                x->rp_fin = NULL;
+                s->dram_act = (long long)ds.act;
+                s->dram_ref = (long long)ds.ref;
+                /* second copies are not in the replay: per byte, as with the chain */
+                s->dram_energy_pj = ds.energy_total_pj + x->chain_extra_pj;
+                if (x->burst_exact) { /* the replay ran each tile's own bursts: any difference per command */
+                    double pj[MX_DRAM_E_N];
+                    mx_dram_energy_per_command(&c->dram, pj);
+                    s->dram_energy_pj += (double)(rd_bursts - (long long)ds.rd) * pj[MX_DRAM_E_RD] +
+                                         (double)(wr_bursts - (long long)ds.wr) * pj[MX_DRAM_E_WR];
+                }
+                return 0;
+            }
             double cpj, closed = 0;
             long long cact, crd, cwr;
             if (rd_bursts + wr_bursts <= CHAIN_BURSTS_MAX && walk_chain_pj(x, &cpj, &cact, &crd, &cwr, &closed) == 0) {
@@ -3598,6 +3700,11 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         long long gb[3];
         x->replay_all = x->chain_on && x->use_probes && x->ntiles <= REPLAY_ALL_TILES && chan_replay(c) &&
                         gemm_bursts(x, gb) == 0 && gb[0] + gb[1] + gb[2] <= REPLAY_ALL_BURSTS;
+        /* lite needs the replay's energy: the walk's own queue and chain
+         * without probes are no basis for it (-10% to -18% on the rows of
+         * DramReplay.WholeGemmReplayGivesCyclesAndEnergy) */
+        x->lite = x->replay_all && c->dram_model && REPLAY_LITE && CMDS_FROM_REPLAY;
+        x->pm.class_only = x->lite;
         /* the bandwidth channel: its replay steps mx_chan (mx_cycle_probe_timed) */
         if (!c->dram_model && x->sram_walk && !x->chain_on && x->ntiles <= REPLAY_ALL_TILES &&
             gemm_bursts(x, gb) == 0 && gb[0] + gb[1] + gb[2] <= CHAN_REPLAY_BURSTS) {
@@ -3615,7 +3722,8 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
     /* Double-buffered, tile 1's load waits for nothing: the DMA issues it
      * right behind tile 0's, and the controller's FR-FCFS scheduler serves
      * both together (row hits first), so the two are probed as one. */
-    if (x->use_probes && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
+    /* lite: the replay times the first two loads too (walk_load) */
+    if (x->use_probes && !x->lite && tl->double_buffer && x->ntiles >= 2 && pair_probe(x) != 0) {
         walk_replay_free(x);
         free(x->chain);
         free(x);
@@ -3694,6 +3802,7 @@ static int analytic_tiled(const mx_arch_config *c, const mx_gemm *g, const mx_op
         }
     }
     free(ff);
+    ff = NULL; /* overflow: below frees it again */
     if (x->pm.failed) { /* a fallback estimate would be silently wrong */
         walk_replay_free(x);
         free(x->chain);

@@ -1436,9 +1436,11 @@ int mx_probe_replay_fits(const mx_probe_replay *r, const long long *at, int n)
     return 1;
 }
 
-int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until)
+/* Where the base ran past an offer it did not have (mx_probe_replay_fits),
+ * it is rebuilt from nothing; then it has room for n transfers. */
+static int replay_refit(mx_probe_replay *r, const long long *at, int n)
 {
-    if (!mx_probe_replay_fits(r, at, n)) { /* the base ran past an offer it did not have: from nothing */
+    if (!mx_probe_replay_fits(r, at, n)) {
         timed_feed s;
         if (timed_fresh(&r->in, &s) != 0) return -1;
         mx_dram_free(r->s.d);
@@ -1447,15 +1449,34 @@ int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const lo
     }
     if (replay_room(&r->end, &r->accept, &r->left, &r->cap, r->known, n) != 0) return -1;
     r->known = n;
+    return 0;
+}
+
+int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until)
+{
+    if (replay_refit(r, at, n) != 0) return -1;
     return timed_run(&r->in, &r->s, x, at, n, r->end, r->accept, r->left, until, -1, 0);
 }
 
-int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
-                          long long *accept, int want, int want_acc)
+int mx_probe_replay_advance_want(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                                 uint64_t until, int want, long long *end)
+{
+    if (want < 0 || want >= n || replay_refit(r, at, n) != 0) return -1;
+    if (timed_run(&r->in, &r->s, x, at, n, r->end, r->accept, r->left, until, want, 0) != 0) return -1;
+    const int w = (x[want].what & MX_PROBE_STORE) != 0;
+    const int offered = r->s.cur[w] > want || (r->s.cur[w] == want && !r->s.have[w]);
+    if (!offered || r->left[want] != 0 || r->end[want] < 0) return 0;
+    *end = r->end[want];
+    return 1;
+}
+
+/* A query's run from a copy of the base where it fits x, else from nothing
+ * (its state is not the from-scratch replay's: a transfer it has not is
+ * offered earlier).  With fin, the run's DRAM model is handed back. */
+static int replay_query_run(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                            long long *end, long long *accept, int want, int want_acc, mx_dram **fin)
 {
     if (n < 1) return -1;
-    /* from the base where it fits x, else from nothing (its state is not
-     * the from-scratch replay's: a transfer it has not is offered earlier) */
     const int fits = mx_probe_replay_fits(r, at, n), known = fits ? r->known : 0;
     timed_feed s = r->s;
     int ok = 1;
@@ -1471,9 +1492,24 @@ int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, cons
         }
         rc = timed_run(&r->in, &s, x, at, n, end, accept, left, UINT64_MAX, want, want_acc);
     }
-    mx_dram_free(s.d);
     free(left);
+    if (fin && rc == 0) *fin = s.d;
+    else mx_dram_free(s.d);
     return rc;
+}
+
+int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
+                          long long *accept, int want, int want_acc)
+{
+    return replay_query_run(r, x, at, n, end, accept, want, want_acc, NULL);
+}
+
+int mx_probe_replay_query_model(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                                long long *end, long long *accept, mx_dram **fin)
+{
+    *fin = NULL;
+    if (!r->s.d) return -1;
+    return replay_query_run(r, x, at, n, end, accept, -1, 0, fin);
 }
 
 int mx_cycle_probe_pair(const mx_arch_config *c, const mx_operand_fmt *fa, const mx_operand_fmt *fb,

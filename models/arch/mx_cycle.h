@@ -205,12 +205,24 @@ int mx_probe_replay_fits(const mx_probe_replay *r, const long long *at, int n);
  * or after it (else the base is not the from-scratch replay's, and a later
  * call rebuilds it).  0 or -1. */
 int mx_probe_replay_advance(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, uint64_t until);
+/* mx_probe_replay_advance, stopping also once transfer `want` (< n) is
+ * over: 1 and *end its last completion (DRAM clock), or 0 (stopped at
+ * `until` first), or -1.  x[want] must be the transfer every later call
+ * has there (the caller's next one, offered as given). */
+int mx_probe_replay_advance_want(mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                                 uint64_t until, int want, long long *end);
 /* As mx_cycle_probe_timed on x[0..n) (x[0..known) the base's), from a copy of
  * the base (from nothing where it does not fit x): end[] and accept[] as
  * there, final for transfer `want` (its accept with want_acc; want -1: for
  * all, run to the end).  0 or -1. */
 int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
                           long long *accept, int want, int want_acc);
+/* As mx_probe_replay_query with want -1 (run to the end), handing back the
+ * copy's DRAM model in *fin (the caller frees it: mx_dram_free), whose
+ * commands and energy are the replay's.  0, or -1 (then *fin NULL); -1
+ * also on the bandwidth channel. */
+int mx_probe_replay_query_model(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                                long long *end, long long *accept, struct mx_dram **fin);
 
 #ifdef __cplusplus
 }
