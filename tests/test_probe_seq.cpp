@@ -657,6 +657,68 @@ TEST(ProbeReplay, BasePastAnOfferGivesTheFromScratchReplay)
     }
 }
 
+// mx_probe_replay_query_keep and _shift (the walk's kept query copies,
+// replay_incr in mx_arch.c): a load's query copy, run with that load as
+// transfer p, is the base of the sequence where a store offered at or after
+// the copy's clock comes before the load, at index p (a kind's transfers
+// are offered in order, loads and stores side by side).  Moved there
+// (_shift(p, 1)) it knows x[0..p+1], and the drain of that sequence from
+// it is the from-scratch replay's, each transfer's end and accept in place,
+// the load's requests in flight at the copy's stop among them.
+TEST(ProbeReplay, KeptCopyMovedPastAStoreGivesTheFromScratchReplay)
+{
+    int moved = 0, bad = 0;
+    for (const ReplayCase &k : kReplayCases) {
+        ProbeGemm s(k.dram, k.fmt, k.M, k.N, k.K);
+        std::vector<mx_probe_xfer> x;
+        std::vector<long long> at;
+        tile_sequence(s, k.mt, k.nt, k.kt, k.period, x, at);
+        const int n = (int)x.size();
+        SCOPED_TRACE(std::string(k.dram) + " transfers " + std::to_string(n));
+        int st = 0;
+        while (st < n && !(x[st].what & MX_PROBE_STORE)) st++;
+        ASSERT_LT(st, n);
+        const mx_probe_replay_in in = {&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K};
+        for (int p = 1, acc = 0; p < n; p += acc, acc = !acc) {
+            if (x[p].what & MX_PROBE_STORE) continue;
+            std::vector<long long> qe(p + 2), qa(p + 2), se(p + 2), sa(p + 2);
+            mx_probe_replay *r = mx_probe_replay_new(&in), *kp = nullptr;
+            ASSERT_NE(r, nullptr);
+            // the query's view x[0..p]: the base up to load p's offer
+            ASSERT_EQ(mx_probe_replay_advance(r, x.data(), at.data(), p, (uint64_t)at[p]), 0);
+            if (mx_probe_replay_fits(r, at.data(), p + 1) != 1) { // a case whose offers fall
+                mx_probe_replay_free(r);
+                continue;
+            }
+            // stopped once its data is in, or (acc) once it is all issued: its reads in flight
+            ASSERT_EQ(mx_probe_replay_query_keep(r, x.data(), at.data(), p + 1, qe.data(), qa.data(), p, acc, &kp), 0);
+            mx_probe_replay_free(r);
+            ASSERT_NE(kp, nullptr);
+            // the true sequence: a store before load p, offered after the copy's clock
+            std::vector<mx_probe_xfer> xt(x.begin(), x.begin() + p);
+            std::vector<long long> att(at.begin(), at.begin() + p);
+            xt.push_back(x[st]);
+            att.push_back((long long)mx_probe_replay_now(kp) + 7);
+            xt.push_back(x[p]);
+            att.push_back(at[p]);
+            ASSERT_EQ(mx_probe_replay_shift(kp, p, 1), 0);
+            EXPECT_EQ(mx_probe_replay_known(kp), p + 2);
+            EXPECT_EQ(mx_probe_replay_fits(kp, att.data(), p + 2), 1);
+            ASSERT_EQ(mx_cycle_probe_timed(&s.c, &s.fa, &s.fb, &s.fo, s.g.M, s.g.N, s.g.K, xt.data(), att.data(), p + 2,
+                                           se.data(), sa.data()),
+                      0);
+            ASSERT_EQ(mx_probe_replay_query(kp, xt.data(), att.data(), p + 2, qe.data(), qa.data(), -1, 0), 0);
+            moved++;
+            bad += qe != se || qa != sa;
+            EXPECT_TRUE(qe == se && qa == sa) << "load " << p << (acc ? " (accept)" : "") << " moved past a store offered at " << att[p]
+                                              << ": end " << qe[p + 1] << " against " << se[p + 1];
+            mx_probe_replay_free(kp);
+        }
+    }
+    EXPECT_GT(moved, 0);
+    EXPECT_EQ(bad, 0) << bad << " of " << moved << " moved copies differ";
+}
+
 // mx_dram_clone: a copy taken mid-run runs on exactly as the original
 // (same completions, same statistics), and running one leaves the other as
 // it was.

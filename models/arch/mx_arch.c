@@ -1945,6 +1945,20 @@ typedef struct {
     long long *rp_t, *rp_b, *rp_end, *rp_acc;
     int rp_n, rp_cap;
     long long rp_queries, rp_rebuilds; /* MX_REPLAY_CHECK's report */
+    /* a query's copy (mx_probe_replay_query_keep: a load's query with the
+     * next load, a release one transfer ahead of the chain), which ran on
+     * with rp_keep_x offered at rp_keep_t as transfer rp_keep_i: the next
+     * base where the walk records that transfer so, maybe behind stores
+     * offered later (replay_incr) */
+    mx_probe_replay *rp_keep;
+    /* the base an adopted copy replaced: the base again where a transfer
+     * the walk records later is offered before the copy's clock (a
+     * release's copy runs to the store's accept, past later stores'
+     * offers), instead of a rebuild from nothing */
+    mx_probe_replay *rp_prev;
+    mx_probe_xfer rp_keep_x;
+    long long rp_keep_t;
+    int rp_keep_i;
     /* replay_all: the final drain's replay keeps its DRAM model (rp_fin),
      * whose commands and energy are the GEMM's (walk_finish) */
     mx_dram *rp_fin;
@@ -2034,6 +2048,9 @@ static void walk_replay_free(walk_ctx *x)
     x->rp_queries = x->rp_rebuilds = 0;
 #endif
     mx_probe_replay_free(x->rp);
+    mx_probe_replay_free(x->rp_keep);
+    mx_probe_replay_free(x->rp_prev);
+    x->rp_keep = x->rp_prev = NULL;
     mx_dram_free(x->rp_fin);
     x->rp_fin = NULL;
     free(x->rp_xf);
@@ -2045,6 +2062,15 @@ static void walk_replay_free(walk_ctx *x)
     x->rp_xf = NULL;
     x->rp_t = x->rp_b = x->rp_end = x->rp_acc = NULL;
     x->rp_n = x->rp_cap = 0;
+}
+
+/* A query's copy kept (x->rp_keep, if any) with transfer i, its last,
+ * as the query offered it. */
+static void replay_keep_set(walk_ctx *x, int i)
+{
+    x->rp_keep_x = x->rp_xf[i];
+    x->rp_keep_t = x->rp_t[i];
+    x->rp_keep_i = i;
 }
 
 /* replay_end's incremental replay (ref): the base has the transfers of the
@@ -2061,12 +2087,51 @@ static void walk_replay_free(walk_ctx *x)
 static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
 {
     const int nc = x->chain_n;
+    /* a load's query: below */
+    const int loadq = want == nc && !want_acc && x->replay_all && n == nc + 2 && x->rp_t[nc] <= x->rp_t[nc + 1];
+    int adopted = 0; /* 1: the base knows this load query's own load too */
+    if (x->rp_keep) {
+        /* the query's copy is the base where the walk recorded its next
+         * load as the query offered it (it ran that stretch already), past
+         * stores the walk put before it, offered at or after the copy's
+         * clock (the copy is the from-scratch replay's state for them too:
+         * a kind's transfers are offered in order, loads and stores side by
+         * side).  Indices below lim have their transfer now: the chain's and
+         * a load query's own load. */
+        const uint64_t now = mx_probe_replay_now(x->rp_keep);
+        const int lim = nc + loadq;
+        int p = x->rp_keep_i;
+        while (p < lim && (x->rp_xf[p].what & MX_PROBE_STORE) && (uint64_t)mx_llmax(0, x->rp_t[p]) >= now) p++;
+        if (p < lim) {
+            const mx_probe_xfer *a = &x->rp_xf[p], *b = &x->rp_keep_x;
+            if (x->rp_t[p] == x->rp_keep_t && a->r0 == b->r0 && a->m == b->m && a->n0 == b->n0 && a->n == b->n &&
+                a->k0 == b->k0 && a->k == b->k && a->what == b->what && a->skip == b->skip && a->limit == b->limit &&
+                mx_probe_replay_shift(x->rp_keep, x->rp_keep_i, p - x->rp_keep_i) == 0 &&
+                mx_probe_replay_fits(x->rp_keep, x->rp_t, n)) {
+                mx_probe_replay_free(x->rp_prev);
+                x->rp_prev = x->rp;
+                x->rp = x->rp_keep;
+                adopted = p == nc;
+            } else {
+                mx_probe_replay_free(x->rp_keep);
+            }
+            x->rp_keep = NULL;
+        }
+    }
     if (x->rp) {
-        const int ok = mx_probe_replay_known(x->rp) <= nc && mx_probe_replay_fits(x->rp, x->rp_t, n);
+        /* an adopted copy may know this load's query's own load too */
+        const int ok = mx_probe_replay_known(x->rp) <= nc + adopted &&
+                       mx_probe_replay_fits(x->rp, x->rp_t, n);
         if (!ok) {
-            x->rp_rebuilds++;
             mx_probe_replay_free(x->rp);
             x->rp = NULL;
+            if (x->rp_prev && mx_probe_replay_known(x->rp_prev) <= nc && mx_probe_replay_fits(x->rp_prev, x->rp_t, n))
+                x->rp = x->rp_prev;
+            else {
+                x->rp_rebuilds++;
+                mx_probe_replay_free(x->rp_prev);
+            }
+            x->rp_prev = NULL;
         }
     }
     if (!x->rp) {
@@ -2075,7 +2140,7 @@ static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
         if (!x->rp) return -1;
     }
     uint64_t until = mx_probe_replay_now(x->rp);
-    if (want == nc && !want_acc && x->replay_all && n == nc + 2 && x->rp_t[nc] <= x->rp_t[nc + 1]) {
+    if (loadq) {
         /* a load's query (replay_all: the walk records it next, at this
          * offer, and nothing after it offered before its data is in: the
          * stores that follow wait for it): the base takes it and runs until
@@ -2097,7 +2162,13 @@ static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
             x->rp_end[nc] = e;
             return 0;
         }
-        return mx_probe_replay_query(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc);
+        mx_probe_replay_free(x->rp_keep);
+        x->rp_keep = NULL;
+        if (mx_probe_replay_query_keep(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc,
+                                       &x->rp_keep) != 0)
+            return -1;
+        replay_keep_set(x, nc + 1);
+        return 0;
     }
     if (n > nc) {
         long long lo = LLONG_MAX;
@@ -2113,7 +2184,15 @@ static int replay_incr(walk_ctx *x, int n, int want, int want_acc)
         mx_dram_free(x->rp_fin);
         return mx_probe_replay_query_model(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, &x->rp_fin);
     }
-    return mx_probe_replay_query(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc);
+    if (n != nc + 1 || want < 0) return mx_probe_replay_query(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc);
+    /* one transfer ahead of the chain (a store's release waiting on a
+     * load): its copy too may be the next base */
+    mx_probe_replay_free(x->rp_keep);
+    x->rp_keep = NULL;
+    if (mx_probe_replay_query_keep(x->rp, x->rp_xf, x->rp_t, n, x->rp_end, x->rp_acc, want, want_acc, &x->rp_keep) != 0)
+        return -1;
+    replay_keep_set(x, nc);
+    return 0;
 }
 
 static long long replay_end(walk_ctx *x, long long at, const mx_probe_xfer *f, int ref, long long at2,

@@ -1197,6 +1197,9 @@ int mx_cycle_probe_chain(const mx_arch_config *c, const mx_operand_fmt *fa, cons
     return 0;
 }
 
+#define TIMED_RECENT 64
+#define TIMED_AHEAD 64
+
 /* The timed replay's feeder: the DRAM model and, per kind (0 loads, 1
  * stores), the transfer being offered and its stream position. */
 typedef struct {
@@ -1206,7 +1209,92 @@ typedef struct {
     mx_dma_stream st[2];
     int cur[2], have[2];
     uint64_t addr[2], issued, done;
+    /* The DRAM's request ids: kind << 62 | the transfer's ordinal among
+     * its kind, not its index (a kept query's copy may see its last load
+     * move to a later index: mx_probe_replay_shift); ord[w] transfers of
+     * kind w started, the index of each recent ordinal in recent[][]. */
+    uint64_t ord[2];
+    struct { uint64_t ord; int idx; } recent[2][TIMED_RECENT];
+    /* Addresses read ahead of addr[w] (pb[w][pi[w]..pn[w])), for the DRAM
+     * model to take a refused kind's next ones itself (mx_dram_dma_pend),
+     * as the cycle engine feeds it; where pending, addr[w] is
+     * pb[w][pi[w] - 1]. */
+    uint64_t pb[2][TIMED_AHEAD];
+    int pi[2], pn[2];
 } timed_feed;
+
+/* Kind w's next address into addr[w]: 1, or 0 at its transfer's end. */
+static int feed_next(timed_feed *s, int w)
+{
+    if (s->pi[w] < s->pn[w]) {
+        s->addr[w] = s->pb[w][s->pi[w]++];
+        return 1;
+    }
+    return mx_dma_stream_next(&s->st[w], &s->addr[w]);
+}
+
+/* Kind w's remaining addresses from addr[w] on to the DRAM model, which
+ * adds them itself while its queues take them (addr[w] was refused). */
+static void feed_pend(timed_feed *s, int w)
+{
+    if (s->pi[w] == s->pn[w]) {
+        s->pb[w][0] = s->addr[w];
+        s->pn[w] = 1 + (int)mx_dma_stream_fill(&s->st[w], s->pb[w] + 1, TIMED_AHEAD - 1);
+        s->pi[w] = 1;
+    }
+    mx_dram_dma_pend(s->d, w, s->pb[w] + s->pi[w] - 1, (size_t)(s->pn[w] - s->pi[w] + 1),
+                     (uint64_t)w << 62 | (s->ord[w] - 1));
+}
+
+/* What the DRAM model took of the pending lists, booked as timed_run books
+ * its own adds (the lists cleared). */
+static void feed_take(timed_feed *s, long long *accept, long long *left)
+{
+    for (int w = 0; w < 2; w++) {
+        const size_t k = mx_dram_dma_taken(s->d, w);
+        if (!k) continue;
+        s->issued += k;
+        left[s->cur[w]] += (long long)k;
+        const int nx = s->pi[w] - 1 + (int)k;
+        if (nx < s->pn[w]) {
+            s->addr[w] = s->pb[w][nx];
+            s->pi[w] = nx + 1;
+        } else {
+            s->pi[w] = s->pn[w];
+            s->have[w] = feed_next(s, w);
+            if (!s->have[w]) accept[s->cur[w]] = (long long)mx_dram_now(s->d);
+        }
+    }
+}
+
+typedef struct {
+    timed_feed *s;
+    long long *accept, *left;
+} feed_ctx;
+
+/* mx_dram_feed: a pending list ran out (or the run stops): booked, and
+ * timed_run goes on from there */
+static int feed_wake(void *ctx)
+{
+    feed_ctx *f = ctx;
+    feed_take(f->s, f->accept, f->left);
+    return MX_DRAM_FEED_WAKE;
+}
+
+/* The index of request id's transfer (timed_feed.ord). */
+static int feed_index(const timed_feed *s, const mx_probe_xfer *x, uint64_t id)
+{
+    const int w = (int)(id >> 62);
+    const uint64_t o = id & ((UINT64_C(1) << 62) - 1);
+    const int k = (int)(o % TIMED_RECENT);
+    if (s->recent[w][k].ord == o) return s->recent[w][k].idx;
+    /* older: counted back from the current one */
+    int j = s->cur[w];
+    for (uint64_t c = s->ord[w] - 1; c > o; c--)
+        do j--;
+        while (((x[j].what & MX_PROBE_STORE) != 0) != w);
+    return j;
+}
 
 static uint64_t feed_now(const timed_feed *s) { return s->d ? mx_dram_now(s->d) : (uint64_t)s->now; }
 
@@ -1292,46 +1380,75 @@ static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe
     if (!s->d) return timed_run_chan(in, s, x, at, n, end, accept, left, until, want, want_acc);
     const mx_arch_config *c = in->c;
     mx_dram *d = s->d;
+    int nj[2] = {-1, -1}; /* the next transfer of each kind after cur[] (-1: not looked up): one scan per transfer, not per wake */
+    feed_ctx fc = {s, accept, left};
     for (;;) {
         if (mx_dram_now(d) >= until) return 0;
-        int blocked = 0;
+        int blocked = 0, refused[2] = {0, 0};
         uint64_t next_at = UINT64_MAX;
         for (int w = 0; w < 2; w++) {
             for (;;) {
                 if (!s->have[w]) { /* the next transfer of this kind, once it is offered */
-                    int j = s->cur[w] + 1;
-                    while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+                    int j = nj[w];
+                    if (j < 0) {
+                        j = s->cur[w] + 1;
+                        while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+                        nj[w] = j;
+                    }
                     if (j >= n) break;
                     if ((uint64_t)mx_llmax(0, at[j]) > mx_dram_now(d)) {
                         if ((uint64_t)at[j] < next_at) next_at = (uint64_t)at[j];
                         break;
                     }
                     s->cur[w] = j;
+                    nj[w] = -1;
+                    s->recent[w][s->ord[w] % TIMED_RECENT].ord = s->ord[w];
+                    s->recent[w][s->ord[w] % TIMED_RECENT].idx = j;
+                    s->ord[w]++;
                     transfer_stream(c, in->fa, in->fb, in->fo, in->M, in->N, in->K, x[j].r0, x[j].m, x[j].n0,
                                     x[j].n, x[j].k0, x[j].k, x[j].what, &s->st[w]);
-                    s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                    s->pi[w] = s->pn[w] = 0;
+                    s->have[w] = feed_next(s, w);
                     if (!s->have[w]) continue;
                 }
-                if (mx_dram_dma_add(d, s->addr[w], w, (uint64_t)s->cur[w]) != 0) { blocked = 1; break; }
+                if (mx_dram_dma_add(d, s->addr[w], w, (uint64_t)w << 62 | (s->ord[w] - 1)) != 0) {
+                    blocked = refused[w] = 1;
+                    break;
+                }
                 s->issued++;
                 left[s->cur[w]]++;
-                s->have[w] = mx_dma_stream_next(&s->st[w], &s->addr[w]);
+                s->have[w] = feed_next(s, w);
                 if (!s->have[w]) accept[s->cur[w]] = (long long)mx_dram_now(d);
             }
         }
         for (const mx_dram_done *r; (r = mx_dram_take_done(d)) != NULL;) {
             s->done++;
-            left[r->id]--;
-            if ((long long)r->done > end[r->id]) end[r->id] = (long long)r->done;
+            const int i = feed_index(s, x, r->id);
+            left[i]--;
+            if ((long long)r->done > end[i]) end[i] = (long long)r->done;
         }
+        /* the refused kinds' next requests handed to the model (as the
+         * cycle engine's), which then wakes this loop only when one runs
+         * out: not while `want` waits for completions, which this loop
+         * checks at every wake (a base's stop clock must stay) */
+        int pend = blocked;
         if (want >= 0) {
             const int w = (x[want].what & MX_PROBE_STORE) != 0;
             const int offered = s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
             if (want_acc ? accept[want] >= 0 : offered && left[want] == 0) return 0;
+            if (!want_acc && offered) pend = 0;
         }
         if (!s->have[0] && !s->have[1] && next_at == UINT64_MAX && s->done == s->issued && until == UINT64_MAX) break;
         const int all_in = !s->have[0] && !s->have[1] && next_at == UINT64_MAX && until == UINT64_MAX;
         if (until < next_at) next_at = until;
+        if (pend) {
+            for (int w = 0; w < 2; w++)
+                if (refused[w]) feed_pend(s, w);
+            const int rc = mx_dram_run_until_wake(d, next_at, 0, 1, feed_wake, &fc);
+            feed_take(s, accept, left);
+            if (rc != 0) return -1;
+            continue;
+        }
         if (mx_dram_run_until_wake(d, next_at, all_in ? (size_t)(s->issued - s->done) : 0, blocked, NULL, NULL) != 0)
             return -1;
     }
@@ -1502,6 +1619,56 @@ int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, cons
                           long long *accept, int want, int want_acc)
 {
     return replay_query_run(r, x, at, n, end, accept, want, want_acc, NULL);
+}
+
+int mx_probe_replay_query_keep(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                               long long *end, long long *accept, int want, int want_acc, mx_probe_replay **keep)
+{
+    *keep = NULL;
+    if (n < 1 || !r->s.d || !mx_probe_replay_fits(r, at, n))
+        return replay_query_run(r, x, at, n, end, accept, want, want_acc, NULL);
+    /* replay_query_run's copy, with records of its own */
+    mx_probe_replay *q = calloc(1, sizeof *q);
+    if (!q) return -1;
+    q->in = r->in;
+    q->s = r->s;
+    q->s.d = mx_dram_clone(r->s.d);
+    if (!q->s.d || replay_room(&q->end, &q->accept, &q->left, &q->cap, 0, n) != 0) {
+        mx_probe_replay_free(q);
+        return -1;
+    }
+    for (int i = 0; i < r->known; i++) {
+        q->end[i] = r->end[i];
+        q->accept[i] = r->accept[i];
+        q->left[i] = r->left[i];
+    }
+    q->known = n;
+    if (timed_run(&q->in, &q->s, x, at, n, q->end, q->accept, q->left, UINT64_MAX, want, want_acc) != 0) {
+        mx_probe_replay_free(q);
+        return -1;
+    }
+    memcpy(end, q->end, (size_t)n * sizeof *end);
+    memcpy(accept, q->accept, (size_t)n * sizeof *accept);
+    *keep = q;
+    return 0;
+}
+
+int mx_probe_replay_shift(mx_probe_replay *r, int i, int by)
+{
+    if (by < 0 || i != r->known - 1 || !r->s.d) return -1;
+    if (by == 0) return 0;
+    if (r->s.cur[1] >= i) return -1; /* a store moved */
+    if (replay_room(&r->end, &r->accept, &r->left, &r->cap, r->known, i + by + 1) != 0) return -1;
+    r->end[i + by] = r->end[i];
+    r->accept[i + by] = r->accept[i];
+    r->left[i + by] = r->left[i];
+    r->end[i] = r->accept[i] = -1;
+    r->left[i] = 0;
+    for (int k = 0; k < TIMED_RECENT; k++)
+        if (r->s.recent[0][k].ord < r->s.ord[0] && r->s.recent[0][k].idx == i) r->s.recent[0][k].idx = i + by;
+    if (r->s.cur[0] == i) r->s.cur[0] = i + by;
+    r->known = i + by + 1;
+    return 0;
 }
 
 int mx_probe_replay_query_model(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,

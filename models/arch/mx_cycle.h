@@ -217,6 +217,18 @@ int mx_probe_replay_advance_want(mx_probe_replay *r, const mx_probe_xfer *x, con
  * all, run to the end).  0 or -1. */
 int mx_probe_replay_query(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n, long long *end,
                           long long *accept, int want, int want_acc);
+/* As mx_probe_replay_query, the copy handed back in *keep as a replay that
+ * knows x[0..n) (NULL where the query ran from nothing or on the bandwidth
+ * channel; the caller frees it): where x[0..n) are the caller's next
+ * transfers as given, it is a base further on than r (its checks as any
+ * base's: mx_probe_replay_fits).  0 or -1. */
+int mx_probe_replay_query_keep(const mx_probe_replay *r, const mx_probe_xfer *x, const long long *at, int n,
+                               long long *end, long long *accept, int want, int want_acc, mx_probe_replay **keep);
+/* A kept copy (mx_probe_replay_query_keep) whose last known transfer i, a
+ * load, the caller records at index i + by instead, the `by` stores put
+ * before it offered at or after the copy's clock (the caller checks): as
+ * if it had run on those.  0 or -1. */
+int mx_probe_replay_shift(mx_probe_replay *r, int i, int by);
 /* As mx_probe_replay_query with want -1 (run to the end), handing back the
  * copy's DRAM model in *fin (the caller frees it: mx_dram_free), whose
  * commands and energy are the replay's.  0, or -1 (then *fin NULL); -1
