@@ -1298,6 +1298,18 @@ static int feed_index(const timed_feed *s, const mx_probe_xfer *x, uint64_t id)
 
 static uint64_t feed_now(const timed_feed *s) { return s->d ? mx_dram_now(s->d) : (uint64_t)s->now; }
 
+/* The feed's next transfer of kind w (0 loads, 1 stores) after cur, looked
+ * up once per transfer (*nj, -1: not yet), not once per event. */
+static int next_of_kind(const mx_probe_xfer *x, int n, int cur, int *nj, int w)
+{
+    if (*nj < 0) {
+        int j = cur + 1;
+        while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
+        *nj = j;
+    }
+    return *nj;
+}
+
 /* timed_run on the bandwidth channel: the cycle engine's event loop
  * (cycle_gemm) at its memory's events, offers and completions: loads, then
  * stores, then completions, again while any moved (a read the ring refused
@@ -1317,12 +1329,7 @@ static int timed_run_chan(const mx_probe_replay_in *in, timed_feed *s, const mx_
             for (int w = 0; w < 2; w++) {
                 for (;;) {
                     if (!s->have[w]) {
-                        int j = nj[w];
-                        if (j < 0) {
-                            j = s->cur[w] + 1;
-                            while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
-                            nj[w] = j;
-                        }
+                        const int j = next_of_kind(x, n, s->cur[w], &nj[w], w);
                         if (j >= n) break;
                         if (mx_llmax(0, at[j]) > s->now) {
                             next_at = mx_llmin(next_at, at[j]);
@@ -1389,12 +1396,7 @@ static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe
         for (int w = 0; w < 2; w++) {
             for (;;) {
                 if (!s->have[w]) { /* the next transfer of this kind, once it is offered */
-                    int j = nj[w];
-                    if (j < 0) {
-                        j = s->cur[w] + 1;
-                        while (j < n && ((x[j].what & MX_PROBE_STORE) != 0) != w) j++;
-                        nj[w] = j;
-                    }
+                    const int j = next_of_kind(x, n, s->cur[w], &nj[w], w);
                     if (j >= n) break;
                     if ((uint64_t)mx_llmax(0, at[j]) > mx_dram_now(d)) {
                         if ((uint64_t)at[j] < next_at) next_at = (uint64_t)at[j];
