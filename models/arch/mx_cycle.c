@@ -1298,6 +1298,21 @@ static int feed_index(const timed_feed *s, const mx_probe_xfer *x, uint64_t id)
 
 static uint64_t feed_now(const timed_feed *s) { return s->d ? mx_dram_now(s->d) : (uint64_t)s->now; }
 
+/* Whether transfer `want` has been offered whole (all its requests handed
+ * to the memory), and whether it is over: its accept with want_acc, else
+ * offered with nothing in flight. */
+static int feed_offered(const timed_feed *s, const mx_probe_xfer *x, int want)
+{
+    const int w = (x[want].what & MX_PROBE_STORE) != 0;
+    return s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
+}
+
+static int feed_over(const timed_feed *s, const mx_probe_xfer *x, int want, int want_acc, const long long *accept,
+                     const long long *left)
+{
+    return want_acc ? accept[want] >= 0 : feed_offered(s, x, want) && left[want] == 0;
+}
+
 /* The feed's next transfer of kind w (0 loads, 1 stores) after cur, looked
  * up once per transfer (*nj, -1: not yet), not once per event. */
 static int next_of_kind(const mx_probe_xfer *x, int n, int cur, int *nj, int w)
@@ -1360,11 +1375,7 @@ static int timed_run_chan(const mx_probe_replay_in *in, timed_feed *s, const mx_
                 progress = 1;
             }
         }
-        if (want >= 0) {
-            const int w = (x[want].what & MX_PROBE_STORE) != 0;
-            const int offered = s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
-            if (want_acc ? accept[want] >= 0 : offered && left[want] == 0) return 0;
-        }
+        if (want >= 0 && feed_over(s, x, want, want_acc, accept, left)) return 0;
         if (!s->have[0] && !s->have[1] && next_at == LLONG_MAX && s->done == s->issued && until == UINT64_MAX) break;
         long long t = mx_llmin(mx_chan_next_event(&s->ch, s->now), next_at);
         if (until != UINT64_MAX && (long long)until < t) t = (long long)until;
@@ -1435,10 +1446,8 @@ static int timed_run(const mx_probe_replay_in *in, timed_feed *s, const mx_probe
          * checks at every wake (a base's stop clock must stay) */
         int pend = blocked;
         if (want >= 0) {
-            const int w = (x[want].what & MX_PROBE_STORE) != 0;
-            const int offered = s->cur[w] > want || (s->cur[w] == want && !s->have[w]);
-            if (want_acc ? accept[want] >= 0 : offered && left[want] == 0) return 0;
-            if (!want_acc && offered) pend = 0;
+            if (feed_over(s, x, want, want_acc, accept, left)) return 0;
+            if (!want_acc && feed_offered(s, x, want)) pend = 0;
         }
         if (!s->have[0] && !s->have[1] && next_at == UINT64_MAX && s->done == s->issued && until == UINT64_MAX) break;
         const int all_in = !s->have[0] && !s->have[1] && next_at == UINT64_MAX && until == UINT64_MAX;
@@ -1582,11 +1591,21 @@ int mx_probe_replay_advance_want(mx_probe_replay *r, const mx_probe_xfer *x, con
 {
     if (want < 0 || want >= n || replay_refit(r, at, n) != 0) return -1;
     if (timed_run(&r->in, &r->s, x, at, n, r->end, r->accept, r->left, until, want, 0) != 0) return -1;
-    const int w = (x[want].what & MX_PROBE_STORE) != 0;
-    const int offered = r->s.cur[w] > want || (r->s.cur[w] == want && !r->s.have[w]);
-    if (!offered || r->left[want] != 0 || r->end[want] < 0) return 0;
+    if (!feed_over(&r->s, x, want, 0, r->accept, r->left) || r->end[want] < 0) return 0;
     *end = r->end[want];
     return 1;
+}
+
+/* A query's records for x[0..n): the base's for its first `known`, the
+ * rest not yet seen (-1, -1, none in flight). */
+static void replay_records(const mx_probe_replay *r, int known, int n, long long *end, long long *accept,
+                           long long *left)
+{
+    for (int i = 0; i < n; i++) {
+        end[i] = i < known ? r->end[i] : -1;
+        accept[i] = i < known ? r->accept[i] : -1;
+        left[i] = i < known ? r->left[i] : 0;
+    }
 }
 
 /* A query's run from a copy of the base where it fits x, else from nothing
@@ -1604,11 +1623,7 @@ static int replay_query_run(const mx_probe_replay *r, const mx_probe_xfer *x, co
     long long *left = malloc((size_t)n * sizeof *left);
     int rc = -1;
     if (ok && left) {
-        for (int i = 0; i < n; i++) {
-            end[i] = i < known ? r->end[i] : -1;
-            accept[i] = i < known ? r->accept[i] : -1;
-            left[i] = i < known ? r->left[i] : 0;
-        }
+        replay_records(r, known, n, end, accept, left);
         rc = timed_run(&r->in, &s, x, at, n, end, accept, left, UINT64_MAX, want, want_acc);
     }
     free(left);
@@ -1639,11 +1654,7 @@ int mx_probe_replay_query_keep(const mx_probe_replay *r, const mx_probe_xfer *x,
         mx_probe_replay_free(q);
         return -1;
     }
-    for (int i = 0; i < r->known; i++) {
-        q->end[i] = r->end[i];
-        q->accept[i] = r->accept[i];
-        q->left[i] = r->left[i];
-    }
+    replay_records(r, r->known, n, q->end, q->accept, q->left);
     q->known = n;
     if (timed_run(&q->in, &q->s, x, at, n, q->end, q->accept, q->left, UINT64_MAX, want, want_acc) != 0) {
         mx_probe_replay_free(q);
